@@ -1,0 +1,81 @@
+# seqgpu. Honours CC, CFLAGS, CPPFLAGS, LDFLAGS, NVCC, PREFIX and DESTDIR.
+#   make            build bin/seqgpu (CUDA part when nvcc is found; CUDA=0 forces it off)
+#   make test       unit and CLI tests          make demo    run examples/demo.sh
+#   make bench      bench/ side by side with seqkit
+#   make install    PREFIX=/usr/local DESTDIR=
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CFLAGS  ?= -O3 -g
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+CUDA    ?= $(if $(strip $(NVCC)),1,0)
+
+HTS_CFLAGS := $(shell pkg-config --cflags htslib 2>/dev/null)
+HTS_LIBS   := $(or $(shell pkg-config --libs htslib 2>/dev/null),-lhts)
+
+SG_CFLAGS  = -std=gnu11 -Wall -Wextra -pthread $(CFLAGS)
+SG_CPPFLAGS = $(HTS_CFLAGS) $(CPPFLAGS)
+SG_LIBS    = $(HTS_LIBS) -lz -lpthread -lm
+
+BUILD := build
+CORE_SRC := src/log.c src/cli.c src/pipeline.c src/motif.c src/chunk.c src/hits.c src/kernels.c \
+            src/backend.c src/backend_cpu.c formats/seqio.c formats/output.c formats/json.c
+CLI_SRC  := src/main.c src/find.c
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(wildcard tests/unit_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/%.c=$(BUILD)/tests/%)
+
+.PHONY: all test demo bench install clean deps test-deps
+all: bin/seqgpu
+
+bin/seqgpu: $(CLI_OBJ) $(BUILD)/libseqgpu.a
+	@mkdir -p bin
+	$(CC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $^ $(SG_LIBS)
+
+$(BUILD)/libseqgpu.a: $(CORE_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libseqgpu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libseqgpu.a $(SG_LIBS)
+
+$(BUILD)/bench/gen_genome: bench/gen_genome.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $<
+
+-include $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+# Install what building needs (htslib, zlib, a C compiler) when it is missing.
+deps:
+	@sh .ci/deps build
+
+test-deps:
+	@sh .ci/deps test
+
+test: test-deps
+	@$(MAKE) --no-print-directory all units
+	@sh tests/run.sh
+
+units: $(UNIT_BIN)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh examples/demo.sh
+
+bench: all $(BUILD)/bench/gen_genome
+	@sh .ci/deps bench
+	@sh bench/find_bench.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 bin/seqgpu $(DESTDIR)$(PREFIX)/bin/seqgpu
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf $(BUILD) bin

@@ -1,0 +1,10 @@
+/* Just enough JSON writing for --stats files. */
+#ifndef SG_JSON_H
+#define SG_JSON_H
+
+#include <stdio.h>
+
+/** Write s as a JSON string literal. */
+void sg_json_str(FILE *fp, const char *s);
+
+#endif

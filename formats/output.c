@@ -1,0 +1,227 @@
+#define _GNU_SOURCE
+#include "output.h"
+#include "../src/log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sg_outfmt_parse(const char *s)
+{
+    if (!strcmp(s, "bed")) return SG_OUT_BED;
+    if (!strcmp(s, "tsv")) return SG_OUT_TSV;
+    if (!strcmp(s, "count")) return SG_OUT_COUNT;
+    return -1;
+}
+
+void sg_formatter_init(sg_formatter_t *f, sg_outfmt_t fmt, const sg_motif_set_t *ms)
+{
+    f->fmt = fmt;
+    f->ms = ms;
+    f->rank_pat = sg_malloc((ms->n_pat + 1) * sizeof *f->rank_pat);
+    for (int i = 0; i < ms->n_pat; i++) f->rank_pat[ms->pat[i].rank] = (uint32_t)i;
+}
+
+void sg_formatter_free(sg_formatter_t *f)
+{
+    free(f->rank_pat);
+    f->rank_pat = NULL;
+}
+
+void sg_chunk_text_free(sg_chunk_text_t *o)
+{
+    free(o->text.s);
+    free(o->per_motif);
+    free(o->head);
+    free(o->tail);
+    memset(o, 0, sizeof *o);
+}
+
+static char complement(char c)
+{
+    switch (c) {
+    case 'A': return 'T';
+    case 'C': return 'G';
+    case 'G': return 'C';
+    case 'T': return 'A';
+    case 'a': return 't';
+    case 'c': return 'g';
+    case 'g': return 'c';
+    case 't': return 'a';
+    default: return c;
+    }
+}
+
+/* Room for n more bytes, so that the kput calls after it cannot fail. */
+static void reserve(kstring_t *s, size_t n)
+{
+    if (s->l + n + 1 > s->m) {
+        size_t m = (s->l + n + 1) * 3 / 2;
+        s->s = sg_realloc(s->s, m);
+        s->m = m;
+    }
+}
+
+static void put_u64(uint64_t x, kstring_t *s)
+{
+    if (x <= UINT32_MAX) kputuw((unsigned)x, s);
+    else kputll((long long)x, s);
+}
+
+static void put_count_rows(const sg_motif_set_t *ms, const char *name, const uint64_t *cnt, kstring_t *s)
+{
+    size_t nl = strlen(name);
+    for (int m = 0; m < ms->n_motif; m++) {
+        reserve(s, nl + strlen(ms->motif[m].name) + 32);
+        kputs(name, s);
+        kputc('\t', s);
+        kputs(ms->motif[m].name, s);
+        kputc('\t', s);
+        put_u64(cnt[m], s);
+        kputc('\n', s);
+    }
+}
+
+void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits_t *h, sg_chunk_text_t *o)
+{
+    const sg_motif_set_t *ms = f->ms;
+    kstring_t *s = &o->text;
+    o->per_motif = sg_calloc(ms->n_motif, sizeof *o->per_motif);
+    uint64_t *cnt = f->fmt == SG_OUT_COUNT ? sg_calloc(ms->n_motif, sizeof *cnt) : NULL;
+    size_t k = 0;
+    for (int i = 0; i < c->n_seg; i++) {
+        const sg_seg_t *g = &c->seg[i];
+        const char *name = sg_chunk_name(c, g);
+        size_t name_len = strlen(name);
+        uint64_t end = g->off + g->len;
+        if (cnt) memset(cnt, 0, ms->n_motif * sizeof *cnt);
+        for (; k < h->n && sg_hit_pos(h->a[k]) < end; k++) {
+            uint64_t pos = sg_hit_pos(h->a[k]);
+            const sg_pattern_t *p = &ms->pat[f->rank_pat[sg_hit_rank(h->a[k])]];
+            const sg_motif_t *m = &ms->motif[p->motif];
+            uint64_t start = g->rec_off + (pos - g->off);
+            o->per_motif[p->motif]++;
+            if (cnt) {
+                cnt[p->motif]++;
+                continue;
+            }
+            reserve(s, name_len + strlen(m->name) + strlen(m->seq) + p->len + 80);
+            kputsn(name, name_len, s);
+            kputc('\t', s);
+            if (f->fmt == SG_OUT_BED) {
+                put_u64(start, s);
+                kputc('\t', s);
+                put_u64(start + p->len, s);
+                kputc('\t', s);
+                kputs(m->name, s);
+                kputsn("\t0\t", 3, s);
+                kputc(p->strand, s);
+            } else {
+                kputs(m->name, s);
+                kputc('\t', s);
+                kputs(m->seq, s);
+                kputc('\t', s);
+                kputc(p->strand, s);
+                kputc('\t', s);
+                put_u64(start + 1, s);
+                kputc('\t', s);
+                put_u64(start + p->len, s);
+                kputc('\t', s);
+                const char *t = c->seq + pos;
+                if (p->strand == '-')
+                    for (int j = p->len - 1; j >= 0; j--) s->s[s->l++] = complement(t[j]);
+                else
+                    for (int j = 0; j < p->len; j++) s->s[s->l++] = t[j];
+            }
+            kputc('\n', s);
+        }
+        if (!cnt) continue;
+        if (!g->first) {
+            o->head = memcpy(sg_malloc(ms->n_motif * sizeof *cnt), cnt, ms->n_motif * sizeof *cnt);
+        } else if (!g->last) {
+            o->tail = memcpy(sg_malloc(ms->n_motif * sizeof *cnt), cnt, ms->n_motif * sizeof *cnt);
+        } else {
+            put_count_rows(ms, name, cnt, s);
+        }
+    }
+    free(cnt);
+}
+
+static int write_all(sg_writer_t *w, const char *s, size_t n)
+{
+    if (n && fwrite(s, 1, n, w->fp) != n) {
+        sg_error("cannot write to '%s': %s", w->path, strerror(errno ? errno : EIO));
+        w->failed = 1;
+        return SG_ERR_SYSTEM;
+    }
+    return 0;
+}
+
+int sg_writer_open(sg_writer_t *w, const char *path, const sg_formatter_t *f)
+{
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    w->path = strcmp(path, "-") ? path : "(standard output)";
+    w->fp = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!w->fp) {
+        sg_error("cannot open '%s' for writing: %s", path, strerror(errno));
+        return SG_ERR_INPUT;
+    }
+    setvbuf(w->fp, NULL, _IOFBF, 1 << 20);
+    w->acc = sg_calloc(f->ms->n_motif, sizeof *w->acc);
+    w->total = sg_calloc(f->ms->n_motif, sizeof *w->total);
+    const char *head = f->fmt == SG_OUT_TSV   ? "seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\n"
+                       : f->fmt == SG_OUT_COUNT ? "seqID\tpatternName\thits\n"
+                                                : "";
+    return write_all(w, head, strlen(head));
+}
+
+int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o)
+{
+    const sg_motif_set_t *ms = w->f->ms;
+    for (int m = 0; m < ms->n_motif; m++) w->total[m] += o->per_motif[m];
+    if (o->head) {
+        for (int m = 0; m < ms->n_motif; m++) w->acc[m] += o->head[m];
+        if (c->seg[0].last) {
+            kstring_t s = {0};
+            put_count_rows(ms, w->acc_name, w->acc, &s);
+            int r = write_all(w, s.s, s.l);
+            free(s.s);
+            if (r < 0) return r;
+        }
+    }
+    if (write_all(w, o->text.s, o->text.l) < 0) return SG_ERR_SYSTEM;
+    if (o->tail) {
+        memcpy(w->acc, o->tail, ms->n_motif * sizeof *w->acc);
+        free(w->acc_name);
+        w->acc_name = sg_strdup(sg_chunk_name(c, &c->seg[c->n_seg - 1]));
+    }
+    return 0;
+}
+
+int sg_writer_close(sg_writer_t *w)
+{
+    int r = 0;
+    if (w->fp) {
+        errno = 0;
+        if (fflush(w->fp) != 0 || ferror(w->fp)) {
+            if (!w->failed) sg_error("cannot write to '%s': %s", w->path, strerror(errno ? errno : EIO));
+            r = SG_ERR_SYSTEM;
+        }
+        if (fclose(w->fp) != 0 && !r) {
+            sg_error("cannot close '%s': %s", w->path, strerror(errno ? errno : EIO));
+            r = SG_ERR_SYSTEM;
+        }
+        w->fp = NULL;
+    }
+    return w->failed ? SG_ERR_SYSTEM : r;
+}
+
+void sg_writer_free(sg_writer_t *w)
+{
+    free(w->acc);
+    free(w->acc_name);
+    free(w->total);
+    w->acc = w->total = NULL;
+    w->acc_name = NULL;
+}

@@ -1,0 +1,61 @@
+/* find's output: each chunk's hits are formatted on a worker thread; one
+ * writer prints the chunks in input order and checks every write. */
+#ifndef SG_OUTPUT_H
+#define SG_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <htslib/kstring.h>
+
+#include "../src/chunk.h"
+#include "../src/hits.h"
+#include "../src/motif.h"
+
+typedef enum { SG_OUT_BED, SG_OUT_TSV, SG_OUT_COUNT } sg_outfmt_t;
+
+/** Parse "bed", "tsv" or "count"; -1 if none. */
+int sg_outfmt_parse(const char *s);
+
+typedef struct {
+    sg_outfmt_t fmt;
+    const sg_motif_set_t *ms;
+    uint32_t *rank_pat; /* pattern index of each rank */
+} sg_formatter_t;
+
+/* One chunk, formatted. */
+typedef struct {
+    kstring_t text;
+    uint64_t *per_motif; /* hits of each motif in the chunk */
+    /* count format: counts of a first piece that continues a record, and of a
+     * last piece whose record goes on; the writer adds them up across chunks */
+    uint64_t *head, *tail;
+} sg_chunk_text_t;
+
+void sg_formatter_init(sg_formatter_t *f, sg_outfmt_t fmt, const sg_motif_set_t *ms);
+void sg_formatter_free(sg_formatter_t *f);
+
+/** Format the sorted hits h of chunk c into o (thread-safe). */
+void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits_t *h, sg_chunk_text_t *o);
+void sg_chunk_text_free(sg_chunk_text_t *o);
+
+typedef struct {
+    FILE *fp;
+    const char *path;
+    const sg_formatter_t *f;
+    uint64_t *acc;        /* count format: the record that spans chunks */
+    char *acc_name;
+    uint64_t *total;      /* hits per motif so far */
+    int failed;
+} sg_writer_t;
+
+/** Open path ("-" for standard output) and print the header line, if the format has one. */
+int sg_writer_open(sg_writer_t *w, const char *path, const sg_formatter_t *f) __attribute__((warn_unused_result));
+/** Print the next chunk, in input order. */
+int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o) __attribute__((warn_unused_result));
+/** Flush and close; a failed write or close is an error. */
+int sg_writer_close(sg_writer_t *w) __attribute__((warn_unused_result));
+/** Free the writer's memory (total stays readable until then). */
+void sg_writer_free(sg_writer_t *w);
+
+#endif

@@ -1,0 +1,49 @@
+/* A backend turns chunks into hits. The CLI only chooses one; every backend
+ * gives the same hits for the same chunk. */
+#ifndef SG_BACKEND_H
+#define SG_BACKEND_H
+
+#include <stddef.h>
+
+#include "chunk.h"
+#include "hits.h"
+#include "motif.h"
+
+typedef struct sg_backend sg_backend_t;
+struct sg_backend {
+    const char *name;   /* "cpu", "cuda", "opencl" */
+    char desc[256];     /* what it runs on, for logs and --stats */
+    int max_par;        /* scan calls that may run at once (0: any number) */
+    size_t chunk_size;  /* raw bytes per chunk it works best with */
+    /** Append the hits starting in [0, c->len) of chunk c to hits (any order). */
+    int (*scan)(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits);
+    void (*free)(sg_backend_t *be);
+    void *priv;
+};
+
+typedef struct {
+    const sg_motif_set_t *motifs; /* compiled */
+    int skip_masked;
+    const char *kernel;  /* "auto" or one of the backend's kernels */
+    int n_threads;
+    const char *device;  /* GPU index list ("0", "0,1"), NULL for the default */
+} sg_backend_opts_t;
+
+/* Constructors: 0; SG_ERR_INPUT for a bad option (unknown kernel);
+ * SG_ERR_DEVICE when the backend cannot run here. The reason goes to err. */
+typedef int (*sg_backend_ctor)(const sg_backend_opts_t *o, sg_backend_t **out, char *err, size_t errsz);
+
+int sg_backend_cpu(const sg_backend_opts_t *o, sg_backend_t **out, char *err, size_t errsz);
+
+/**
+ * Open a backend by name: "cpu", "cuda", "opencl", or "auto" (cuda if usable,
+ * else cpu, with one line on stderr saying why). Errors are printed.
+ * @return 0 or a negative SG_ERR_* code
+ */
+int sg_backend_open(const char *name, const sg_backend_opts_t *o, sg_backend_t **out)
+    __attribute__((warn_unused_result));
+
+/** Names of the backends compiled into this binary, e.g. "cpu, cuda". */
+const char *sg_backend_list(void);
+
+#endif

@@ -1,0 +1,381 @@
+/* seqgpu find: exact IUPAC motif search over FASTA/FASTQ on both strands.
+ *
+ * read (1 thread) -> parse (all) -> chunk (ordered) -> scan+format (all, or
+ * as many as the backend takes) -> write (ordered). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../formats/json.h"
+#include "../formats/output.h"
+#include "../formats/seqio.h"
+#include "backend.h"
+#include "chunk.h"
+#include "cli.h"
+#include "log.h"
+#include "motif.h"
+#include "pipeline.h"
+#include "version.h"
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+"Usage: seqgpu find [options] <in.fa|in.fq|->[.gz] ...\n"
+"\n"
+"Find every occurrence of IUPAC DNA motifs in FASTA/FASTQ records, on both\n"
+"strands, on a GPU when there is one and on all CPU cores when not.\n"
+"Output is BED6 by default, identical from every backend and thread count.\n"
+"\n"
+"Options:\n"
+"  -m, --motif SEQ        IUPAC DNA motif (ACGTRYSWKMBDHVN); repeatable\n"
+"  -f, --motif-file FILE  FASTA (name = first word of header) or lines \"[name<TAB>]motif\"\n"
+"  -s, --strand STR       both | + | -                      [both]\n"
+"  -o, --output FILE      output file                       [-]\n"
+"  -F, --format STR       bed | tsv | count                 [bed]\n"
+"  -t, --threads INT      total threads                     [all online CPUs]\n"
+"  -b, --backend STR      auto | cpu | cuda | opencl        [auto: cuda if usable, else cpu]\n"
+"      --device INT[,INT] GPU index(es)                     [0]\n"
+"      --skip-masked      lowercase (soft-masked) bases never match\n"
+"      --stats FILE       write a JSON run summary (bases, hits per motif, backend, stage times)\n"
+"      --kernel STR       scanning kernel: auto, or for cpu sunday | vector | qgram   [auto]\n"
+"      --chunk-size SIZE  bytes of input per chunk, e.g. 4M  [backend's choice]\n"
+"  -q, --quiet            no progress or summary lines on stderr\n"
+"  -h, --help             show this help and exit\n"
+"\n"
+"Matching is case-insensitive; text bases other than A/C/G/T never match and a\n"
+"motif N matches any of A/C/G/T. A minus-strand hit is a match of the motif's\n"
+"reverse complement, reported in forward coordinates; a motif equal to its own\n"
+"reverse complement is searched once and reported with strand '.'.\n"
+"\n"
+"Formats:\n"
+"  bed    chrom, start (0-based), end, name, 0, strand\n"
+"  tsv    seqID, patternName, pattern, strand, start (1-based), end, matched (seqkit locate)\n"
+"  count  seqID, patternName, hits: one row per record and motif\n"
+"\n"
+"Example:\n"
+"  seqgpu find -m GAATTC -m GGATCC genome.fa.gz > sites.bed\n");
+}
+
+typedef struct {
+    sg_chunk_t *c;
+    sg_chunk_text_t text;
+} item_t;
+
+typedef struct {
+    sg_reader_t *reader;
+    sg_chunker_t chunker;
+    sg_backend_t *backend;
+    sg_formatter_t fmt;
+    sg_writer_t writer;
+    const sg_motif_set_t *ms;
+    uint64_t bases;
+    sg_emit_t *emit; /* the link step's, while it runs */
+} find_ctx_t;
+
+static item_t *item_new(sg_chunk_t *c)
+{
+    item_t *it = sg_calloc(1, sizeof *it);
+    it->c = c;
+    return it;
+}
+
+static void item_free(void *ctx, void *p)
+{
+    (void)ctx;
+    item_t *it = p;
+    if (!it) return;
+    sg_chunk_free(it->c);
+    sg_chunk_text_free(&it->text);
+    free(it);
+}
+
+static int step_read(void *vctx, void *item, sg_emit_t *emit)
+{
+    (void)item;
+    find_ctx_t *ctx = vctx;
+    sg_chunk_t *c;
+    int r = sg_reader_next(ctx->reader, &c);
+    if (r > 0) sg_emit(emit, item_new(c));
+    return r;
+}
+
+static int step_parse(void *vctx, void *item, sg_emit_t *emit)
+{
+    (void)vctx;
+    (void)emit;
+    item_t *it = item;
+    if (sg_parse_block(it->c) < 0) {
+        /* the error stays in the chunk: step_link reports it in input order */
+    }
+    return 0;
+}
+
+static void link_out(void *arg, sg_chunk_t *c)
+{
+    find_ctx_t *ctx = arg;
+    sg_emit(ctx->emit, item_new(c));
+}
+
+static int step_link(void *vctx, void *item, sg_emit_t *emit)
+{
+    find_ctx_t *ctx = vctx;
+    item_t *it = item;
+    ctx->emit = emit;
+    if (!it) {
+        sg_chunker_push(&ctx->chunker, NULL, link_out, ctx);
+        return 0;
+    }
+    sg_chunk_t *c = it->c;
+    it->c = NULL;
+    item_free(ctx, it);
+    if (c->err) {
+        int64_t recno;
+        const char *name;
+        sg_chunker_locate(&ctx->chunker, c, c->err_seg, &recno, &name);
+        const char *path = sg_reader_path(ctx->reader, c->file);
+        if (name)
+            sg_error("'%s': record %lld ('%s'): %s", path, (long long)recno, name, c->err);
+        else
+            sg_error("'%s': record %lld: %s", path, (long long)recno, c->err);
+        sg_chunk_free(c);
+        return SG_ERR_INPUT;
+    }
+    sg_chunker_push(&ctx->chunker, c, link_out, ctx);
+    return 0;
+}
+
+static int step_scan(void *vctx, void *item, sg_emit_t *emit)
+{
+    (void)emit;
+    find_ctx_t *ctx = vctx;
+    item_t *it = item;
+    sg_hits_t hits = {0};
+    int r = ctx->backend->scan(ctx->backend, it->c, &hits);
+    if (r == 0) {
+        sg_hits_sort(&hits);
+        sg_format_chunk(&ctx->fmt, it->c, &hits, &it->text);
+    }
+    sg_hits_free(&hits);
+    return r;
+}
+
+static int step_write(void *vctx, void *item, sg_emit_t *emit)
+{
+    find_ctx_t *ctx = vctx;
+    item_t *it = item;
+    if (!it) return 0;
+    for (int i = 0; i < it->c->n_seg; i++) ctx->bases += it->c->seg[i].len;
+    int r = sg_writer_put(&ctx->writer, it->c, &it->text);
+    sg_emit(emit, it);
+    return r;
+}
+
+enum { STEP_READ, STEP_PARSE, STEP_CHUNK, STEP_SCAN, STEP_WRITE, N_STEPS };
+static const char *step_names[N_STEPS] = {"read", "parse", "chunk", "scan", "write"};
+
+typedef struct {
+    char **inputs;
+    int n_inputs;
+    const char *output, *stats, *backend, *kernel, *device;
+    int threads, skip_masked, quiet, strands;
+    sg_outfmt_t format;
+    size_t chunk_size;
+} find_opts_t;
+
+static int write_stats(const find_opts_t *o, const find_ctx_t *ctx, const double *busy, double wall)
+{
+    FILE *fp = fopen(o->stats, "w");
+    if (!fp) {
+        sg_error("cannot open '%s' for writing: %s", o->stats, strerror(errno));
+        return SG_ERR_SYSTEM;
+    }
+    const sg_motif_set_t *ms = ctx->ms;
+    uint64_t total = 0;
+    fprintf(fp, "{\n  \"program\": \"seqgpu\",\n  \"version\": \"%s\",\n  \"command\": \"find\",\n  \"inputs\": [",
+            SG_VERSION);
+    for (int i = 0; i < o->n_inputs; i++) {
+        fputs(i ? ", " : "", fp);
+        sg_json_str(fp, o->inputs[i]);
+    }
+    fprintf(fp, "],\n  \"backend\": \"%s\",\n  \"backend_detail\": ", ctx->backend->name);
+    sg_json_str(fp, ctx->backend->desc);
+    fprintf(fp, ",\n  \"threads\": %d,\n  \"input_bytes\": %llu,\n  \"records\": %lld,\n  \"bases\": %llu,\n",
+            o->threads, (unsigned long long)sg_reader_bytes(ctx->reader), (long long)ctx->chunker.n_rec,
+            (unsigned long long)ctx->bases);
+    fputs("  \"motifs\": [\n", fp);
+    for (int m = 0; m < ms->n_motif; m++) {
+        fputs("    {\"name\": ", fp);
+        sg_json_str(fp, ms->motif[m].name);
+        fputs(", \"motif\": ", fp);
+        sg_json_str(fp, ms->motif[m].seq);
+        fprintf(fp, ", \"length\": %d, \"palindrome\": %s, \"hits\": %llu}%s\n", ms->motif[m].len,
+                ms->motif[m].palindrome ? "true" : "false", (unsigned long long)ctx->writer.total[m],
+                m + 1 < ms->n_motif ? "," : "");
+        total += ctx->writer.total[m];
+    }
+    fprintf(fp, "  ],\n  \"hits\": %llu,\n  \"stage_seconds\": {", (unsigned long long)total);
+    for (int s = 0; s < N_STEPS; s++) fprintf(fp, "%s\"%s\": %.4f", s ? ", " : "", step_names[s], busy[s]);
+    fprintf(fp, "},\n  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n", wall,
+            sg_cputime(), sg_peak_rss());
+    if (fclose(fp) != 0) {
+        sg_error("cannot write '%s': %s", o->stats, strerror(errno));
+        return SG_ERR_SYSTEM;
+    }
+    return 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "seqgpu find: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n\n");
+    usage(stderr);
+    return SG_EXIT_INPUT;
+}
+
+int main_find(int argc, char **argv)
+{
+    enum { OPT_DEVICE = 256, OPT_SKIP_MASKED, OPT_STATS, OPT_KERNEL, OPT_CHUNK };
+    static const struct option lopts[] = {
+        {"motif", required_argument, NULL, 'm'},     {"motif-file", required_argument, NULL, 'f'},
+        {"strand", required_argument, NULL, 's'},    {"output", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, 'F'},    {"threads", required_argument, NULL, 't'},
+        {"backend", required_argument, NULL, 'b'},   {"device", required_argument, NULL, OPT_DEVICE},
+        {"skip-masked", no_argument, NULL, OPT_SKIP_MASKED}, {"stats", required_argument, NULL, OPT_STATS},
+        {"kernel", required_argument, NULL, OPT_KERNEL}, {"chunk-size", required_argument, NULL, OPT_CHUNK},
+        {"quiet", no_argument, NULL, 'q'},           {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    find_opts_t o = {.output = "-", .backend = "auto", .kernel = "auto", .strands = SG_STRAND_BOTH,
+                     .format = SG_OUT_BED};
+    sg_motif_set_t ms = {0};
+    char err[1024];
+    long v;
+    int c, ret = SG_EXIT_OK;
+    double t0 = sg_realtime();
+    sg_log_init("seqgpu find", 0);
+    /* motifs are compiled after all options: collect them first */
+    char **mopt = sg_malloc(argc * sizeof *mopt), **fopt = sg_malloc(argc * sizeof *fopt);
+    int n_m = 0, n_f = 0;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":m:f:s:o:F:t:b:qh", lopts, NULL)) >= 0) {
+        switch (c) {
+        case 'm': mopt[n_m++] = optarg; break;
+        case 'f': fopt[n_f++] = optarg; break;
+        case 's':
+            if (!strcmp(optarg, "both")) o.strands = SG_STRAND_BOTH;
+            else if (!strcmp(optarg, "+")) o.strands = SG_STRAND_FWD;
+            else if (!strcmp(optarg, "-")) o.strands = SG_STRAND_REV;
+            else { ret = usage_error("invalid strand '%s' (both, + or -)", optarg); goto out; }
+            break;
+        case 'o': o.output = optarg; break;
+        case 'F':
+            if (sg_outfmt_parse(optarg) < 0) { ret = usage_error("invalid format '%s' (bed, tsv or count)", optarg); goto out; }
+            o.format = sg_outfmt_parse(optarg);
+            break;
+        case 't':
+            if (sg_parse_int(optarg, 1, 4096, &v) < 0) { ret = usage_error("invalid thread count '%s'", optarg); goto out; }
+            o.threads = (int)v;
+            break;
+        case 'b': o.backend = optarg; break;
+        case OPT_DEVICE: o.device = optarg; break;
+        case OPT_SKIP_MASKED: o.skip_masked = 1; break;
+        case OPT_STATS: o.stats = optarg; break;
+        case OPT_KERNEL: o.kernel = optarg; break;
+        case OPT_CHUNK:
+            if (sg_parse_size(optarg, &o.chunk_size) < 0 || o.chunk_size > (1u << 30)) {
+                ret = usage_error("invalid chunk size '%s' (1 to 1G bytes, e.g. 4M)", optarg);
+                goto out;
+            }
+            break;
+        case 'q': o.quiet = 1; break;
+        case 'h': usage(stdout); goto out;
+        case ':': ret = usage_error("option '%s' needs a value", argv[optind - 1]); goto out;
+        default: ret = usage_error("unknown option '%s'", argv[optind - 1]); goto out;
+        }
+    }
+    sg_log_init("seqgpu find", o.quiet);
+    if (!o.threads) o.threads = sg_default_threads();
+    o.inputs = argv + optind;
+    o.n_inputs = argc - optind;
+    if (n_m + n_f == 0) { ret = usage_error("%s", "no motif given: use -m SEQ or -f FILE"); goto out; }
+    if (o.n_inputs == 0) { ret = usage_error("%s", "no input file given (use - for standard input)"); goto out; }
+    for (int i = 0; i < n_m; i++) {
+        if (sg_motif_add(&ms, NULL, mopt[i], err, sizeof err) < 0) {
+            sg_error("%s", err);
+            ret = SG_EXIT_INPUT;
+            goto out;
+        }
+    }
+    for (int i = 0; i < n_f; i++) {
+        if (sg_motif_load(&ms, fopt[i], err, sizeof err) < 0) {
+            sg_error("%s", err);
+            ret = SG_EXIT_INPUT;
+            goto out;
+        }
+    }
+    sg_motif_compile(&ms, o.strands);
+
+    find_ctx_t ctx = {.ms = &ms};
+    sg_backend_opts_t bo = {.motifs = &ms, .skip_masked = o.skip_masked, .kernel = o.kernel,
+                            .n_threads = o.threads, .device = o.device};
+    int r = sg_backend_open(o.backend, &bo, &ctx.backend);
+    if (r < 0) {
+        ret = sg_exit_code(r);
+        goto out;
+    }
+    sg_formatter_init(&ctx.fmt, o.format, &ms);
+    if ((r = sg_writer_open(&ctx.writer, o.output, &ctx.fmt)) < 0) {
+        ret = sg_exit_code(r);
+        if (sg_writer_close(&ctx.writer) < 0) { /* already failing */ }
+        sg_writer_free(&ctx.writer);
+        sg_formatter_free(&ctx.fmt);
+        ctx.backend->free(ctx.backend);
+        goto out;
+    }
+    size_t chunk = o.chunk_size ? o.chunk_size : ctx.backend->chunk_size;
+    ctx.reader = sg_reader_new(o.inputs, o.n_inputs, chunk, o.threads);
+    sg_chunker_init(&ctx.chunker, ms.max_len - 1);
+
+    const sg_step_t steps[N_STEPS] = {
+        {step_names[STEP_READ], step_read, 1, 0},
+        {step_names[STEP_PARSE], step_parse, 0, 0},
+        {step_names[STEP_CHUNK], step_link, 1, 0},
+        {step_names[STEP_SCAN], step_scan, 0, ctx.backend->max_par},
+        {step_names[STEP_WRITE], step_write, 1, 0},
+    };
+    double busy[N_STEPS] = {0};
+    sg_pipeline_opts_t po = {.n_threads = o.threads, .max_items = 2 * o.threads + 4, .free_item = item_free,
+                             .busy = busy};
+    r = sg_pipeline_run(steps, N_STEPS, &ctx, &po);
+    int wr = sg_writer_close(&ctx.writer);
+    if (r == 0) r = wr;
+    if (r < 0 && strcmp(o.output, "-")) {
+        unlink(o.output); /* no partial output that looks complete */
+        sg_error("removed the incomplete output '%s'", o.output);
+    }
+    double wall = sg_realtime() - t0;
+    if (r == 0 && o.stats) r = write_stats(&o, &ctx, busy, wall);
+    if (r == 0) {
+        uint64_t hits = 0;
+        for (int m = 0; m < ms.n_motif; m++) hits += ctx.writer.total[m];
+        sg_info("%lld records, %llu bases, %d motifs, %llu hits; backend %s; real %.3f s, cpu %.3f s, peak RSS %.1f MB",
+                (long long)ctx.chunker.n_rec, (unsigned long long)ctx.bases, ms.n_motif, (unsigned long long)hits,
+                ctx.backend->desc, wall, sg_cputime(), sg_peak_rss() / 1048576.0);
+    }
+    ret = sg_exit_code(r);
+    sg_writer_free(&ctx.writer);
+    sg_chunker_free(&ctx.chunker);
+    sg_reader_free(ctx.reader);
+    sg_formatter_free(&ctx.fmt);
+    ctx.backend->free(ctx.backend);
+out:
+    sg_motif_set_free(&ms);
+    free(mopt);
+    free(fopt);
+    return ret;
+}

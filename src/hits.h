@@ -1,0 +1,29 @@
+/* Hits of one chunk. A hit is one 64-bit key: the start in the chunk in the
+ * high half, the pattern's rank (sg_pattern_t.rank) in the low half, so that
+ * sorting the keys gives the output order of DESIGN.md within a chunk. */
+#ifndef SG_HITS_H
+#define SG_HITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uint64_t *a;
+    size_t n, m;
+} sg_hits_t;
+
+static inline uint64_t sg_hit_key(uint64_t pos, uint32_t rank) { return pos << 32 | rank; }
+static inline uint32_t sg_hit_pos(uint64_t key) { return (uint32_t)(key >> 32); }
+static inline uint32_t sg_hit_rank(uint64_t key) { return (uint32_t)key; }
+
+void sg_hits_grow(sg_hits_t *h, size_t n);
+static inline void sg_hits_push(sg_hits_t *h, uint64_t key)
+{
+    if (h->n == h->m) sg_hits_grow(h, h->n + 1);
+    h->a[h->n++] = key;
+}
+/** Sort in place (LSD radix sort over the bits in use). */
+void sg_hits_sort(sg_hits_t *h);
+void sg_hits_free(sg_hits_t *h);
+
+#endif

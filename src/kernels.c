@@ -1,0 +1,280 @@
+#define _GNU_SOURCE
+#include "kernels.h"
+#include "log.h"
+#include "simd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+
+void sg_encode_table(uint8_t lut[256], int skip_masked)
+{
+    for (int c = 0; c < 256; c++) {
+        char b = (char)c;
+        sg_encode(skip_masked, &b, 1, &lut[c]);
+    }
+}
+
+/* Arithmetic rather than a table lookup, so that the loop vectorises. */
+static void encode_any(int skip_masked, const char *src, size_t n, uint8_t *dst)
+{
+    const unsigned char *s = (const unsigned char *)src;
+    const uint8_t fold = skip_masked ? 0xff : 0xdf; /* 0xdf: lowercase to uppercase */
+    for (size_t i = 0; i < n; i++) {
+        uint8_t u = s[i] & fold;
+        uint8_t a = u == 'A', c = u == 'C', g = u == 'G', t = u == 'T';
+        uint8_t set = a | c << 1 | g << 2 | t << 3;
+        uint8_t code = c | g << 1 | (uint8_t)(t * 3);
+        dst[i] = set | code << 4 | (uint8_t)((set == 0) << 6);
+    }
+}
+
+void sg_scan_sunday(const uint8_t *enc, size_t n, const sg_pattern_t *pat, const int *ids, int n_ids,
+                    uint32_t base, sg_hits_t *out)
+{
+    for (int k = 0; k < n_ids; k++) {
+        const sg_pattern_t *p = &pat[ids[k]];
+        const uint8_t *m = p->mask;
+        size_t len = p->len;
+        /* Sunday's shift: after trying start i, look at the byte just past the
+         * window and align its rightmost possible match in the pattern */
+        uint32_t shift[16];
+        for (int c = 0; c < 16; c++) shift[c] = (uint32_t)len + 1;
+        for (size_t j = 0; j < len; j++)
+            for (int c = 1; c < 16; c++)
+                if (c & m[j]) shift[c] = (uint32_t)(len - j);
+        for (size_t i = 0; i < n;) {
+            size_t j = 0;
+            while (j < len && (enc[i + j] & m[j])) j++;
+            if (j == len) sg_hits_push(out, sg_hit_key(base + i, p->rank));
+            i += shift[enc[i + len] & 15];
+        }
+    }
+}
+
+/* The vector kernel, once per instruction set (scan_vector.h). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* Two nibble lookups classify 32 bytes: A/C/G/T (either case) differ in the
+ * low nibble (1, 3, 7, 4), and the high nibble (4 or 6 for A/C/G, 5 or 7 for
+ * T; lowercase 6 and 7 drop out with --skip-masked) rules out the rest. */
+__attribute__((target("avx2"))) static void encode_avx2(int skip_masked, const char *src, size_t n, uint8_t *dst)
+{
+    const __m256i lo_code = _mm256_setr_epi8(0, 0x01, 0, 0x12, 0x38, 0, 0, 0x24, 0, 0, 0, 0, 0, 0, 0, 0,
+                                             0, 0x01, 0, 0x12, 0x38, 0, 0, 0x24, 0, 0, 0, 0, 0, 0, 0, 0);
+    const char acg = 0x07, t = 0x08, lacg = skip_masked ? 0 : acg, lt = skip_masked ? 0 : t;
+    const __m256i hi_ok = _mm256_setr_epi8(0, 0, 0, 0, acg, t, lacg, lt, 0, 0, 0, 0, 0, 0, 0, 0,
+                                           0, 0, 0, 0, acg, t, lacg, lt, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m256i nib = _mm256_set1_epi8(0x0f), inv = _mm256_set1_epi8(SG_ENC_INVALID), zero = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(src + i));
+        __m256i lo = _mm256_and_si256(x, nib), hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nib);
+        __m256i e = _mm256_shuffle_epi8(lo_code, lo);
+        __m256i bad = _mm256_cmpeq_epi8(_mm256_and_si256(e, _mm256_shuffle_epi8(hi_ok, hi)), zero);
+        e = _mm256_or_si256(_mm256_andnot_si256(bad, e), _mm256_and_si256(bad, inv));
+        _mm256_storeu_si256((__m256i *)(dst + i), e);
+    }
+    encode_any(skip_masked, src + i, n - i, dst + i);
+}
+
+void sg_encode(int skip_masked, const char *src, size_t n, uint8_t *dst)
+{
+    if (__builtin_cpu_supports("avx2")) encode_avx2(skip_masked, src, n, dst);
+    else encode_any(skip_masked, src, n, dst);
+}
+
+#define VEC_FN scan_vector_avx2
+#define VEC_ATTR __attribute__((target("avx2")))
+#define VEC_W 32
+#define VEC_MASK(v) (uint32_t) _mm256_movemask_epi8((__m256i)(v))
+#include "scan_vector.h"
+#undef VEC_FN
+#undef VEC_ATTR
+#undef VEC_W
+#undef VEC_MASK
+
+#define VEC_FN scan_vector_sse2
+#define VEC_ATTR
+#define VEC_W 16
+#define VEC_MASK(v) (uint32_t) _mm_movemask_epi8((__m128i)(v))
+#include "scan_vector.h"
+
+void sg_scan_vector(const uint8_t *enc, size_t n, const sg_pattern_t *pat, const int *ids, int n_ids, uint32_t base,
+                    sg_hits_t *out)
+{
+    if (__builtin_cpu_supports("avx2")) scan_vector_avx2(enc, n, pat, ids, n_ids, base, out);
+    else scan_vector_sse2(enc, n, pat, ids, n_ids, base, out);
+}
+#else
+static inline uint32_t lane_mask16(const uint8_t *v)
+{
+    uint32_t m = 0;
+    for (int l = 0; l < 16; l++) m |= (uint32_t)(v[l] >> 7) << l;
+    return m;
+}
+#define VEC_FN scan_vector_generic
+#define VEC_ATTR
+#define VEC_W 16
+#define VEC_MASK(v) lane_mask16((const uint8_t *)&(v))
+#include "scan_vector.h"
+
+void sg_scan_vector(const uint8_t *enc, size_t n, const sg_pattern_t *pat, const int *ids, int n_ids, uint32_t base,
+                    sg_hits_t *out)
+{
+    scan_vector_generic(enc, n, pat, ids, n_ids, base, out);
+}
+
+void sg_encode(int skip_masked, const char *src, size_t n, uint8_t *dst)
+{
+    encode_any(skip_masked, src, n, dst);
+}
+#endif
+
+/* ---- q-gram filter ---- */
+
+typedef struct {
+    uint32_t key, pat, off;
+} qentry_t;
+
+struct sg_qgram {
+    int q;
+    int max_off;
+    uint64_t *bits;      /* one bit per q-gram: some pattern is indexed by it */
+    uint32_t *slot_key;  /* open-addressing table: q-gram -> its run in ent */
+    uint32_t *slot_start, *slot_n;
+    uint32_t slot_mask;
+    qentry_t *ent;       /* sorted by key */
+    size_t n_ent;
+};
+
+#define EMPTY_KEY UINT32_MAX
+
+static inline uint32_t qhash(uint32_t k) { return (k * 2654435761u) ^ (k >> 15); }
+
+uint64_t sg_qgram_expansion(const sg_pattern_t *p, int q, int *offset)
+{
+    uint64_t best = 0;
+    for (int o = 0; o + q <= p->len; o++) {
+        uint64_t x = 1;
+        for (int j = 0; j < q && x <= SG_QGRAM_MAX_EXPAND * 4ull; j++) x *= __builtin_popcount(p->mask[o + j]);
+        if (!best || x < best) {
+            best = x;
+            if (offset) *offset = o;
+        }
+    }
+    return best;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const qentry_t *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->pat > y->pat) - (x->pat < y->pat);
+}
+
+sg_qgram_t *sg_qgram_build(const sg_pattern_t *pat, const int *ids, int n_ids, int q)
+{
+    sg_qgram_t *qg = sg_calloc(1, sizeof *qg);
+    qg->q = q;
+    size_t cap = 0;
+    for (int k = 0; k < n_ids; k++) cap += sg_qgram_expansion(&pat[ids[k]], q, NULL);
+    qg->ent = sg_malloc(cap * sizeof *qg->ent);
+    for (int k = 0; k < n_ids; k++) {
+        const sg_pattern_t *p = &pat[ids[k]];
+        int o = 0;
+        sg_qgram_expansion(p, q, &o);
+        if (o > qg->max_off) qg->max_off = o;
+        /* enumerate the window's expansions like an odometer over the base sets */
+        int digit[32] = {0};
+        for (;;) {
+            uint32_t key = 0;
+            for (int j = 0; j < q; j++) {
+                uint8_t m = p->mask[o + j];
+                int code = -1;
+                for (int d = digit[j]; d >= 0; d--) { /* the digit[j]-th base in m */
+                    code = __builtin_ctz(m);
+                    m &= m - 1;
+                }
+                key = key << 2 | (uint32_t)code;
+            }
+            qg->ent[qg->n_ent++] = (qentry_t){key, (uint32_t)ids[k], (uint32_t)o};
+            int j = q - 1;
+            for (; j >= 0; j--) {
+                if (++digit[j] < __builtin_popcount(p->mask[o + j])) break;
+                digit[j] = 0;
+            }
+            if (j < 0) break;
+        }
+    }
+    qsort(qg->ent, qg->n_ent, sizeof *qg->ent, cmp_entry);
+    size_t n_keys = 0;
+    for (size_t i = 0; i < qg->n_ent; i++) n_keys += !i || qg->ent[i].key != qg->ent[i - 1].key;
+    size_t slots = 16;
+    while (slots < 2 * n_keys) slots *= 2;
+    qg->slot_mask = (uint32_t)(slots - 1);
+    qg->slot_key = sg_malloc(slots * sizeof *qg->slot_key);
+    qg->slot_start = sg_malloc(slots * sizeof *qg->slot_start);
+    qg->slot_n = sg_malloc(slots * sizeof *qg->slot_n);
+    memset(qg->slot_key, 0xff, slots * sizeof *qg->slot_key);
+    size_t words = ((size_t)1 << (2 * q)) / 64 + 1;
+    qg->bits = sg_calloc(words, sizeof *qg->bits);
+    for (size_t i = 0; i < qg->n_ent;) {
+        size_t e = i;
+        while (e < qg->n_ent && qg->ent[e].key == qg->ent[i].key) e++;
+        uint32_t key = qg->ent[i].key, h = qhash(key) & qg->slot_mask;
+        while (qg->slot_key[h] != EMPTY_KEY) h = (h + 1) & qg->slot_mask;
+        qg->slot_key[h] = key;
+        qg->slot_start[h] = (uint32_t)i;
+        qg->slot_n[h] = (uint32_t)(e - i);
+        qg->bits[key >> 6] |= 1ull << (key & 63);
+        i = e;
+    }
+    return qg;
+}
+
+void sg_qgram_free(sg_qgram_t *qg)
+{
+    if (!qg) return;
+    free(qg->bits);
+    free(qg->slot_key);
+    free(qg->slot_start);
+    free(qg->slot_n);
+    free(qg->ent);
+    free(qg);
+}
+
+static void qgram_verify(const sg_qgram_t *qg, uint32_t key, size_t s, const uint8_t *enc, size_t n,
+                         const sg_pattern_t *pat, uint32_t base, sg_hits_t *out)
+{
+    uint32_t h = qhash(key) & qg->slot_mask;
+    while (qg->slot_key[h] != key) h = (h + 1) & qg->slot_mask;
+    const qentry_t *e = qg->ent + qg->slot_start[h];
+    for (uint32_t k = 0; k < qg->slot_n[h]; k++) {
+        if (s < e[k].off || s - e[k].off >= n) continue;
+        size_t start = s - e[k].off;
+        const sg_pattern_t *p = &pat[e[k].pat];
+        int j = 0;
+        while (j < p->len && (enc[start + j] & p->mask[j])) j++;
+        if (j == p->len) sg_hits_push(out, sg_hit_key(base + start, p->rank));
+    }
+}
+
+SG_CLONES void sg_qgram_scan(const sg_qgram_t *qg, const uint8_t *enc, size_t n, const sg_pattern_t *pat,
+                             uint32_t base, sg_hits_t *out)
+{
+    const int q = qg->q;
+    const uint64_t kmask = ((uint64_t)1 << (2 * q)) - 1, qmask = ((uint64_t)1 << q) - 1;
+    const uint64_t *bits = qg->bits;
+    uint64_t key = 0, bad = ~(uint64_t)0;
+    /* a pattern starting at i is found through its q-gram at i + off */
+    size_t end = n + qg->max_off + q - 1;
+    for (size_t i = 0; i < end; i++) {
+        uint8_t e = enc[i];
+        key = ((key << 2) | ((e >> 4) & 3)) & kmask;
+        bad = (bad << 1) | (e >> 6);
+        if (__builtin_expect(!(bad & qmask) && (bits[key >> 6] >> (key & 63) & 1), 0))
+            qgram_verify(qg, (uint32_t)key, i + 1 - q, enc, n, pat, base, out);
+    }
+}

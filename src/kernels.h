@@ -1,0 +1,58 @@
+/* CPU scanning kernels over encoded text.
+ *
+ * Text encoding, one byte per base:
+ *   bits 0-3  base set (SG_BASE_A/C/G/T; 0 if the base never matches)
+ *   bits 4-5  2-bit code (A 0, C 1, G 2, T 3)
+ *   bit  6    SG_ENC_INVALID: the base never matches (N, IUPAC, gap, separator,
+ *             or lowercase with --skip-masked)
+ * A pattern position with base set m matches text byte e iff (e & m) != 0.
+ *
+ * Every kernel reports the starts in [0, n) of the listed patterns as hit
+ * keys (start + base, rank) and needs enc readable, and padded with
+ * SG_ENC_INVALID, up to n + max pattern length + SG_ENC_PAD. */
+#ifndef SG_KERNELS_H
+#define SG_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hits.h"
+#include "motif.h"
+
+#define SG_ENC_INVALID 0x40
+#define SG_ENC_PAD 64
+
+/** Encode n raw bytes; lowercase never matches if skip_masked. */
+void sg_encode(int skip_masked, const char *src, size_t n, uint8_t *dst);
+/** The encoding of every byte value, for kernels that look bytes up. */
+void sg_encode_table(uint8_t lut[256], int skip_masked);
+
+/** The seed paper's Sunday search, one pattern at a time (the reference kernel). */
+void sg_scan_sunday(const uint8_t *enc, size_t n, const sg_pattern_t *pat, const int *ids, int n_ids,
+                    uint32_t base, sg_hits_t *out);
+
+/** All patterns tried at 32 starts at once with byte-vector compares: fastest for a few patterns. */
+void sg_scan_vector(const uint8_t *enc, size_t n, const sg_pattern_t *pat, const int *ids, int n_ids,
+                    uint32_t base, sg_hits_t *out);
+
+/* q-gram filter for many patterns: each pattern is indexed by the q-gram
+ * at the offset where its IUPAC expansion is smallest; one rolling pass over
+ * the text tests a bit per q-gram and verifies the few candidates. */
+typedef struct sg_qgram sg_qgram_t;
+
+/** Largest number of q-grams one pattern's window may expand to. */
+#define SG_QGRAM_MAX_EXPAND 256
+
+/** Number of q-grams the best window of pat expands to (0 if len < q). */
+uint64_t sg_qgram_expansion(const sg_pattern_t *pat, int q, int *offset);
+
+/**
+ * Index the listed patterns (each must have sg_qgram_expansion() between 1
+ * and SG_QGRAM_MAX_EXPAND) with q-grams of q bases, 1 <= q <= 13.
+ */
+sg_qgram_t *sg_qgram_build(const sg_pattern_t *pat, const int *ids, int n_ids, int q);
+void sg_qgram_scan(const sg_qgram_t *qg, const uint8_t *enc, size_t n, const sg_pattern_t *pat,
+                   uint32_t base, sg_hits_t *out);
+void sg_qgram_free(sg_qgram_t *qg);
+
+#endif

@@ -1,0 +1,117 @@
+#define _GNU_SOURCE
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static const char *log_prefix = "seqgpu";
+static int log_quiet;
+
+int sg_exit_code(int err)
+{
+    switch (err) {
+    case SG_ERR_INPUT: return SG_EXIT_INPUT;
+    case SG_ERR_DEVICE: return SG_EXIT_DEVICE;
+    default: return err < 0 ? SG_EXIT_SYSTEM : SG_EXIT_OK;
+    }
+}
+
+void sg_log_init(const char *prefix, int quiet)
+{
+    log_prefix = prefix;
+    log_quiet = quiet;
+}
+
+static void vmsg(const char *head, const char *mid, const char *fmt, va_list ap)
+{
+    /* one fprintf per line, so lines from several threads do not interleave */
+    char buf[4096];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    fprintf(stderr, "%s%s%s\n", head, mid, buf);
+}
+
+void sg_error(const char *fmt, ...)
+{
+    char head[128];
+    snprintf(head, sizeof head, "%s: ", log_prefix);
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(head, "", fmt, ap);
+    va_end(ap);
+}
+
+void sg_warn(const char *fmt, ...)
+{
+    char head[128];
+    snprintf(head, sizeof head, "%s: ", log_prefix);
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(head, "warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void sg_info(const char *fmt, ...)
+{
+    if (log_quiet) return;
+    char head[128];
+    snprintf(head, sizeof head, "[%s] ", log_prefix);
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(head, "", fmt, ap);
+    va_end(ap);
+}
+
+double sg_realtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double sg_cputime(void)
+{
+    struct rusage r;
+    getrusage(RUSAGE_SELF, &r);
+    return r.ru_utime.tv_sec + r.ru_stime.tv_sec + 1e-6 * (r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+}
+
+size_t sg_peak_rss(void)
+{
+    struct rusage r;
+    getrusage(RUSAGE_SELF, &r);
+    return (size_t)r.ru_maxrss * 1024; /* Linux reports kilobytes */
+}
+
+static void *oom(size_t n)
+{
+    sg_error("out of memory (allocating %zu bytes)", n);
+    exit(SG_EXIT_SYSTEM);
+}
+
+void *sg_malloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    return p ? p : oom(n);
+}
+
+void *sg_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    return p ? p : oom(n * size);
+}
+
+void *sg_realloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    return q ? q : oom(n);
+}
+
+char *sg_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(sg_malloc(n), s, n);
+}

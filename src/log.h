@@ -1,0 +1,48 @@
+/* Messages on stderr, exit codes, and the run's resource usage. */
+#ifndef SG_LOG_H
+#define SG_LOG_H
+
+#include <stddef.h>
+
+/* Process exit codes (DESIGN.md): 0 success, 1 usage or input error, 2 and up internal. */
+enum {
+    SG_EXIT_OK = 0,
+    SG_EXIT_INPUT = 1,   /* bad option, motif or input file */
+    SG_EXIT_SYSTEM = 2,  /* output write failed, out of memory, internal error */
+    SG_EXIT_DEVICE = 3   /* a GPU backend failed and no fallback was allowed */
+};
+
+/* Function return codes: 0 (or a count) on success, one of these on failure. */
+enum {
+    SG_ERR_INPUT = -1,
+    SG_ERR_SYSTEM = -2,
+    SG_ERR_DEVICE = -3
+};
+
+/** Map a negative SG_ERR_* code to the matching SG_EXIT_* code. */
+int sg_exit_code(int err);
+
+/** Set the prefix of every message ("seqgpu find") and whether info lines print. */
+void sg_log_init(const char *prefix, int quiet);
+
+/** "PREFIX: message" on stderr. */
+void sg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** "PREFIX: warning: message" on stderr. */
+void sg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** "[PREFIX] message" on stderr unless quiet. */
+void sg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** Seconds since an arbitrary fixed point (monotonic). */
+double sg_realtime(void);
+/** CPU seconds used by the process (user + system). */
+double sg_cputime(void);
+/** Peak resident set size of the process in bytes. */
+size_t sg_peak_rss(void);
+
+/** Allocation that reports "out of memory" and exits with SG_EXIT_SYSTEM on failure. */
+void *sg_malloc(size_t n);
+void *sg_calloc(size_t n, size_t size);
+void *sg_realloc(void *p, size_t n);
+char *sg_strdup(const char *s);
+
+#endif

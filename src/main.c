@@ -1,0 +1,72 @@
+/* seqgpu: dispatch to the subcommands. */
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <htslib/hts.h>
+
+#include "backend.h"
+#include "log.h"
+#include "version.h"
+
+int main_find(int argc, char **argv);
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+"seqgpu %s: GPU-accelerated sequence scanning\n"
+"\n"
+"Usage: seqgpu <command> [options]\n"
+"\n"
+"Commands:\n"
+"  find      exact IUPAC motif search over FASTA/FASTQ, both strands (BED, TSV, counts)\n"
+"  help CMD  show the help of a command\n"
+"  version   show the versions of seqgpu and its libraries\n"
+"\n"
+"Options:\n"
+"  --version  print the version and exit\n"
+"  -h, --help print this help and exit\n"
+"\n"
+"Run 'seqgpu CMD -h' for the options of a command; 'man seqgpu' for more.\n",
+            SG_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+    /* chunks are allocated and freed by the thousand: keep freed buffers in
+     * the heap instead of returning them to the kernel, which would zero
+     * fresh pages on every reuse */
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    if (argc < 2) {
+        usage(stderr);
+        return SG_EXIT_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "find")) return main_find(argc - 1, argv + 1);
+    if (!strcmp(cmd, "--version")) {
+        printf("seqgpu %s\n", SG_VERSION);
+        return SG_EXIT_OK;
+    }
+    if (!strcmp(cmd, "version")) {
+        printf("seqgpu %s\nhtslib %s\nbackends: %s\n", SG_VERSION, hts_version(), sg_backend_list());
+        return SG_EXIT_OK;
+    }
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+        usage(stdout);
+        return SG_EXIT_OK;
+    }
+    if (!strcmp(cmd, "help")) {
+        if (argc < 3) {
+            usage(stdout);
+            return SG_EXIT_OK;
+        }
+        char *hargv[] = {argv[2], "-h", NULL};
+        if (!strcmp(argv[2], "find")) return main_find(2, hargv);
+        fprintf(stderr, "seqgpu: no help for unknown command '%s'\n", argv[2]);
+        return SG_EXIT_INPUT;
+    }
+    fprintf(stderr, "seqgpu: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return SG_EXIT_INPUT;
+}

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Test helpers for seqgpu find, independent of its C code.
+
+  reference.py gen [options] > genome.fa     random FASTA/FASTQ with the awkward cases
+  reference.py find [options] MOTIFS IN...   brute-force `seqgpu find` (bed, tsv, count)
+  reference.py motifs [options]              random IUPAC motifs as "name<TAB>motif" lines
+"""
+import argparse
+import gzip
+import random
+import re
+import sys
+
+IUPAC = {'A': 'A', 'C': 'C', 'G': 'G', 'T': 'T', 'R': 'AG', 'Y': 'CT', 'S': 'CG', 'W': 'AT',
+         'K': 'GT', 'M': 'AC', 'B': 'CGT', 'D': 'AGT', 'H': 'ACT', 'V': 'ACG', 'N': 'ACGT'}
+COMP = {'A': 'T', 'C': 'G', 'G': 'C', 'T': 'A', 'R': 'Y', 'Y': 'R', 'S': 'S', 'W': 'W',
+        'K': 'M', 'M': 'K', 'B': 'V', 'V': 'B', 'D': 'H', 'H': 'D', 'N': 'N'}
+
+
+def revcomp(m):
+    return ''.join(COMP[c] for c in reversed(m.upper()))
+
+
+def read_records(path):
+    """(name, sequence) of every FASTA or FASTQ record, simply and slowly."""
+    opener = gzip.open if open(path, 'rb').read(2) == b'\x1f\x8b' else open
+    with opener(path, 'rt', newline='') as fh:
+        lines = [l.rstrip('\n').rstrip('\r') for l in fh]
+    lines = [l for l in lines]
+    i = 0
+    while i < len(lines) and lines[i].strip() == '':
+        i += 1
+    if i < len(lines) and lines[i].startswith('@'):
+        while i + 3 < len(lines) + 1 and i < len(lines):
+            if lines[i] == '':
+                i += 1
+                continue
+            yield lines[i][1:].split()[0] if lines[i][1:].split() else '', lines[i + 1]
+            i += 4
+        return
+    name, seq = None, []
+    for l in lines[i:]:
+        if l.startswith('>'):
+            if name is not None:
+                yield name, ''.join(seq)
+            words = l[1:].split()
+            name, seq = (words[0] if words and not l[1:2].isspace() else ''), []
+        else:
+            seq.append(l)
+    if name is not None:
+        yield name, ''.join(seq)
+
+
+def load_motifs(path):
+    out = []
+    text = open(path).read().splitlines()
+    if any(l.startswith('>') for l in text):
+        name, seq = None, ''
+        for l in text:
+            if l.startswith('>'):
+                if name is not None:
+                    out.append((name, seq))
+                name, seq = l[1:].split()[0], ''
+            elif l.strip():
+                seq += l.strip()
+        out.append((name, seq))
+    else:
+        for l in text:
+            l = l.rstrip('\r')
+            if not l or l.startswith('#'):
+                continue
+            if '\t' in l:
+                out.append(tuple(l.split('\t')))
+            else:
+                out.append((l, l))
+    return out
+
+
+def find(args):
+    motifs = load_motifs(args.motifs)
+    pats = []  # (motif index, strand, regex, length)
+    for mi, (name, m) in enumerate(motifs):
+        up = m.upper()
+        pal = revcomp(up) == up
+        want = []
+        if pal:
+            want.append(('.', up))
+        else:
+            if args.strand in ('both', '+'):
+                want.append(('+', up))
+            if args.strand in ('both', '-'):
+                want.append(('-', revcomp(up)))
+        for strand, s in want:
+            cls = ''.join('[' + IUPAC[c] + ']' for c in s)
+            pats.append((mi, strand, re.compile('(?=' + cls + ')'), len(s)))
+    out = sys.stdout
+    if args.format == 'tsv':
+        out.write('seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\n')
+    elif args.format == 'count':
+        out.write('seqID\tpatternName\thits\n')
+    for path in args.inputs:
+        for rname, seq in read_records(path):
+            text = seq if args.skip_masked else seq.upper()
+            hits = []
+            for mi, strand, rx, ln in pats:
+                for mt in rx.finditer(text):
+                    hits.append((mt.start(), mt.start() + ln, strand, mi))
+            hits.sort()
+            if args.format == 'count':
+                counts = [0] * len(motifs)
+                for h in hits:
+                    counts[h[3]] += 1
+                for mi, (name, m) in enumerate(motifs):
+                    out.write('%s\t%s\t%d\n' % (rname, name, counts[mi]))
+                continue
+            for s, e, strand, mi in hits:
+                name, m = motifs[mi]
+                if args.format == 'bed':
+                    out.write('%s\t%d\t%d\t%s\t0\t%s\n' % (rname, s, e, name, strand))
+                else:
+                    t = seq[s:e]
+                    if strand == '-':
+                        t = ''.join({'A': 'T', 'C': 'G', 'G': 'C', 'T': 'A', 'a': 't', 'c': 'g', 'g': 'c',
+                                     't': 'a'}.get(c, c) for c in reversed(t))
+                    out.write('%s\t%s\t%s\t%s\t%d\t%d\t%s\n' % (rname, name, m, strand, s + 1, e, t))
+
+
+def gen(args):
+    rnd = random.Random(args.seed)
+    plant = args.plant.split(',') if args.plant else []
+    out = sys.stdout
+    for r in range(args.records):
+        n = rnd.choice([0, 1, 2, rnd.randint(0, args.max_len), rnd.randint(0, args.max_len)])
+        if args.fastq and n == 0:
+            n = 1
+        s = []
+        while len(s) < n:
+            x = rnd.random()
+            if x < args.n_runs:
+                s.extend('N' * rnd.randint(1, 50))
+            elif x < args.n_runs + 0.002:
+                s.append(rnd.choice('RYKMSWBDHVnx-'))
+            else:
+                s.append(rnd.choice('ACGT'))
+        s = s[:n]
+        for m in plant:  # planted copies, either strand, some inside N runs
+            for _ in range(int(n * args.plant_rate)):
+                if len(m) <= n:
+                    at = rnd.randint(0, n - len(m))
+                    s[at:at + len(m)] = list(m if rnd.random() < 0.5 else revcomp(m))
+        if args.lower:
+            i = 0
+            while i < n:  # soft-masked stretches
+                run = rnd.randint(1, 300)
+                if rnd.random() < args.lower:
+                    for j in range(i, min(n, i + run)):
+                        s[j] = s[j].lower()
+                i += run
+        seq = ''.join(s)
+        name = 'r%d' % r if rnd.random() < 0.8 else 'chr%d_%d' % (r, rnd.randint(0, 9))
+        eol = '\r\n' if args.crlf else '\n'
+        if args.fastq:
+            out.write('@%s extra%s%s%s+%s%s%s' % (name, eol, seq, eol, eol, 'I' * len(seq), eol))
+        else:
+            out.write('>%s some description%s' % (name, eol))
+            w = args.width if args.width else max(1, len(seq))
+            for i in range(0, len(seq), w):
+                out.write(seq[i:i + w] + eol)
+
+
+def motifs(args):
+    rnd = random.Random(args.seed)
+    alphabet = 'ACGT' * 8 + 'RYSWKMBDHVN' if args.iupac else 'ACGT'
+    for i in range(args.n):
+        ln = rnd.randint(args.min_len, args.max_len)
+        m = ''.join(rnd.choice(alphabet) for _ in range(ln))
+        if rnd.random() < 0.3:
+            m = m.lower()
+        if rnd.random() < 0.15:  # a palindrome
+            m = m[:ln // 2] + revcomp(m[:ln // 2])
+        sys.stdout.write('m%d\t%s\n' % (i, m))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    g = sub.add_parser('gen')
+    g.add_argument('--seed', type=int, default=1)
+    g.add_argument('--records', type=int, default=20)
+    g.add_argument('--max-len', type=int, default=5000)
+    g.add_argument('--width', type=int, default=60)
+    g.add_argument('--lower', type=float, default=0.5)
+    g.add_argument('--n-runs', type=float, default=0.002)
+    g.add_argument('--plant', default='')
+    g.add_argument('--plant-rate', type=float, default=0.005)
+    g.add_argument('--crlf', action='store_true')
+    g.add_argument('--fastq', action='store_true')
+    f = sub.add_parser('find')
+    f.add_argument('-s', '--strand', default='both')
+    f.add_argument('-F', '--format', default='bed')
+    f.add_argument('--skip-masked', action='store_true')
+    f.add_argument('motifs')
+    f.add_argument('inputs', nargs='+')
+    m = sub.add_parser('motifs')
+    m.add_argument('--seed', type=int, default=1)
+    m.add_argument('-n', type=int, default=5)
+    m.add_argument('--min-len', type=int, default=3)
+    m.add_argument('--max-len', type=int, default=12)
+    m.add_argument('--iupac', action='store_true')
+    a = ap.parse_args()
+    {'gen': gen, 'find': find, 'motifs': motifs}[a.cmd](a)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,20 @@
+# Shared setup for the bats suites.
+bats_load_library bats-support
+bats_load_library bats-assert
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+SEQGPU=${SEQGPU:-$ROOT/bin/seqgpu}
+REF="python3 $ROOT/tests/reference.py"
+LAMBDA=$ROOT/examples/lambda_virus.fa.gz
+
+seqgpu() { "$SEQGPU" "$@"; }
+
+setup() {
+    T=$BATS_TEST_TMPDIR
+}
+
+# true when this machine can run the CUDA backend
+have_cuda() {
+    printf '>a\nACGT\n' > "$BATS_TEST_TMPDIR/probe.fa"
+    "$SEQGPU" find -q -b cuda -m ACGT "$BATS_TEST_TMPDIR/probe.fa" >/dev/null 2>&1
+}
