@@ -3,6 +3,8 @@
 #include "../src/log.h"
 
 #include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +169,8 @@ int sg_writer_open(sg_writer_t *w, const char *path, const sg_formatter_t *f)
         sg_error("cannot open '%s' for writing: %s", path, strerror(errno));
         return SG_ERR_INPUT;
     }
+    struct stat st;
+    w->regular = w->fp != stdout && fstat(fileno(w->fp), &st) == 0 && S_ISREG(st.st_mode);
     setvbuf(w->fp, NULL, _IOFBF, 1 << 20);
     w->acc = sg_calloc(f->ms->n_motif, sizeof *w->acc);
     w->total = sg_calloc(f->ms->n_motif, sizeof *w->total);
@@ -215,6 +219,12 @@ int sg_writer_close(sg_writer_t *w)
         w->fp = NULL;
     }
     return w->failed ? SG_ERR_SYSTEM : r;
+}
+
+void sg_writer_discard(sg_writer_t *w)
+{
+    /* never a device or a pipe: "-o /dev/full" must not delete /dev/full */
+    if (w->regular && unlink(w->path) == 0) sg_error("removed the incomplete output '%s'", w->path);
 }
 
 void sg_writer_free(sg_writer_t *w)

@@ -47,6 +47,7 @@ typedef struct {
     char *acc_name;
     uint64_t *total;      /* hits per motif so far */
     int failed;
+    int regular;          /* the output is a regular file (one that a failed run may remove) */
 } sg_writer_t;
 
 /** Open path ("-" for standard output) and print the header line, if the format has one. */
@@ -57,5 +58,7 @@ int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o)
 int sg_writer_close(sg_writer_t *w) __attribute__((warn_unused_result));
 /** Free the writer's memory (total stays readable until then). */
 void sg_writer_free(sg_writer_t *w);
+/** After a failed run: remove a regular output file so that no short file looks complete. */
+void sg_writer_discard(sg_writer_t *w);
 
 #endif

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../formats/json.h"
 #include "../formats/output.h"
@@ -354,10 +353,7 @@ int main_find(int argc, char **argv)
     r = sg_pipeline_run(steps, N_STEPS, &ctx, &po);
     int wr = sg_writer_close(&ctx.writer);
     if (r == 0) r = wr;
-    if (r < 0 && strcmp(o.output, "-")) {
-        unlink(o.output); /* no partial output that looks complete */
-        sg_error("removed the incomplete output '%s'", o.output);
-    }
+    if (r < 0) sg_writer_discard(&ctx.writer);
     double wall = sg_realtime() - t0;
     if (r == 0 && o.stats) r = write_stats(&o, &ctx, busy, wall);
     if (r == 0) {

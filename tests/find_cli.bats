@@ -125,10 +125,12 @@ load test_helper
     assert_output --partial "record 2 ('b'): invalid character '>'"
 }
 
-@test "a full disk is an error, exit 2" {
+@test "a full disk is an error, exit 2, and the device stays" {
+    [ -c /dev/full ] || skip "/dev/full is not a character device here"
     run seqgpu find -m A "$LAMBDA" -o /dev/full
     assert_failure 2
     assert_output --partial "No space left on device"
+    [ -c /dev/full ] || fail "the failed run removed /dev/full"
 }
 
 @test "an unwritable output path is an error" {
