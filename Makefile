@@ -4,6 +4,7 @@
 #   make bench      bench/ side by side with seqkit
 #   make install    PREFIX=/usr/local DESTDIR=
 
+BUILD   := build
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CFLAGS  ?= -O3 -g
@@ -17,11 +18,24 @@ SG_CFLAGS  = -std=gnu11 -Wall -Wextra -pthread $(CFLAGS)
 SG_CPPFLAGS = $(HTS_CFLAGS) $(CPPFLAGS)
 SG_LIBS    = $(HTS_LIBS) -lz -lpthread -lm
 
-BUILD := build
+# CUDA: machine code for Hopper (sm_90) plus PTX that any GPU from Turing
+# (compute 7.5, the oldest nvcc 13 targets) compiles at load time. cudart is
+# linked statically and finds the driver at run time, so the binary runs on
+# machines without one (and falls back to the cpu backend there).
+CUDA_HOME  ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
+NVCC_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
+NVCCFLAGS  ?= -O3
+ifeq ($(CUDA),1)
+CUDA_C_SRC  := cuda/backend_cuda.c
+CUDA_CU_OBJ := $(BUILD)/cuda/find_kernels.o
+SG_CPPFLAGS += -DSG_HAVE_CUDA -I$(CUDA_HOME)/include
+SG_LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+endif
+
 CORE_SRC := src/log.c src/cli.c src/pipeline.c src/motif.c src/chunk.c src/hits.c src/kernels.c \
-            src/backend.c src/backend_cpu.c formats/seqio.c formats/output.c formats/json.c
+            src/backend.c src/backend_cpu.c formats/seqio.c formats/output.c formats/json.c $(CUDA_C_SRC)
 CLI_SRC  := src/main.c src/find.c
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CUDA_CU_OBJ)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -41,6 +55,10 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) -MMD -MP -c -o $@ $<
 
+$(BUILD)/cuda/%.o: cuda/%.cu cuda/find_kernels.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -std=c++17 $(NVCC_ARCH) -c -o $@ $<
+
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libseqgpu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libseqgpu.a $(SG_LIBS)
@@ -49,7 +67,7 @@ $(BUILD)/bench/gen_genome: bench/gen_genome.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $<
 
--include $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(CORE_SRC:%.c=$(BUILD)/%.d) $(CLI_OBJ:.o=.d)
 
 # Install what building needs (htslib, zlib, a C compiler) when it is missing.
 deps:

@@ -41,7 +41,9 @@ int sg_backend_open(const char *name, const sg_backend_opts_t *o, sg_backend_t *
     if (!strcmp(name, "auto")) {
         sg_backend_ctor gpu = find_ctor("cuda");
         if (gpu) {
-            int r = gpu(o, out, err, sizeof err);
+            sg_backend_opts_t with_fallback = *o;
+            with_fallback.fallback = 1;
+            int r = gpu(&with_fallback, out, err, sizeof err);
             if (r == 0) return 0;
             if (r != SG_ERR_DEVICE) {
                 sg_error("%s", err);

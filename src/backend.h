@@ -4,6 +4,7 @@
 #define SG_BACKEND_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "chunk.h"
 #include "hits.h"
@@ -17,6 +18,8 @@ struct sg_backend {
     size_t chunk_size;  /* raw bytes per chunk it works best with */
     /** Append the hits starting in [0, c->len) of chunk c to hits (any order). */
     int (*scan)(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits);
+    /** Optional: write JSON members (each line "  \"key\": value,") for --stats. */
+    void (*stats)(sg_backend_t *be, FILE *fp);
     void (*free)(sg_backend_t *be);
     void *priv;
 };
@@ -27,6 +30,7 @@ typedef struct {
     const char *kernel;  /* "auto" or one of the backend's kernels */
     int n_threads;
     const char *device;  /* GPU index list ("0", "0,1"), NULL for the default */
+    int fallback;        /* a GPU backend that fails mid-run hands the rest to the cpu backend */
 } sg_backend_opts_t;
 
 /* Constructors: 0; SG_ERR_INPUT for a bad option (unknown kernel);

@@ -26,68 +26,13 @@
 typedef struct {
     const sg_motif_set_t *ms;
     int skip_masked;
-    int *sunday, n_sunday;
-    int *vector, n_vector;
-    sg_qgram_t *qgram;
+    sg_plan_t plan;
 } cpu_t;
-
-/* Cost per text base, in units of one q-gram pass, of a q-gram pass with q
- * plus the vector kernel for the patterns it cannot index (0.14 each, from
- * the timings above); each candidate costs about 10 bases of scanning. */
-static double qgram_cost(const sg_motif_set_t *ms, int q, int *n_left)
-{
-    double expand = 0;
-    int left = 0;
-    for (int i = 0; i < ms->n_pat; i++) {
-        uint64_t x = sg_qgram_expansion(&ms->pat[i], q, NULL);
-        if (x >= 1 && x <= SG_QGRAM_MAX_EXPAND) expand += x;
-        else left++;
-    }
-    *n_left = left;
-    double table_miss = q >= 11 ? 0.5 * (q - 10) : 0; /* the bit table outgrows L2 */
-    return 1.0 + table_miss + 10.0 * expand / (double)(1ull << (2 * q)) + 0.14 * left;
-}
-
-static void plan(cpu_t *st, const char *kernel, int *q_out)
-{
-    const sg_motif_set_t *ms = st->ms;
-    int n = ms->n_pat;
-    st->sunday = sg_malloc((n + 1) * sizeof(int));
-    st->vector = sg_malloc((n + 1) * sizeof(int));
-    *q_out = 0;
-    if (!strcmp(kernel, "sunday")) {
-        for (int i = 0; i < n; i++) st->sunday[st->n_sunday++] = i;
-        return;
-    }
-    if (!strcmp(kernel, "vector") || (!strcmp(kernel, "auto") && n <= SG_VECTOR_MAX)) {
-        for (int i = 0; i < n; i++) st->vector[st->n_vector++] = i;
-        return;
-    }
-    int best_q = 0, left;
-    double best = 0.14 * n; /* everything on the vector kernel */
-    for (int q = 4; q <= 12; q++) {
-        double c = qgram_cost(ms, q, &left);
-        if (left < n && (!best_q || c < best)) {
-            best = c;
-            best_q = q;
-        }
-    }
-    int *ids = sg_malloc((n + 1) * sizeof(int)), n_ids = 0;
-    for (int i = 0; i < n; i++) {
-        uint64_t x = best_q ? sg_qgram_expansion(&ms->pat[i], best_q, NULL) : 0;
-        if (x >= 1 && x <= SG_QGRAM_MAX_EXPAND) ids[n_ids++] = i;
-        else st->vector[st->n_vector++] = i;
-    }
-    if (n_ids) {
-        st->qgram = sg_qgram_build(ms->pat, ids, n_ids, best_q);
-        *q_out = best_q;
-    }
-    free(ids);
-}
 
 static int cpu_scan(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits)
 {
     cpu_t *st = be->priv;
+    const sg_plan_t *pl = &st->plan;
     size_t max_len = st->ms->max_len, total = c->len + c->ov;
     size_t room = SG_BLOCK + max_len + SG_ENC_PAD;
     uint8_t *enc = sg_malloc(room);
@@ -97,9 +42,9 @@ static int cpu_scan(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits)
         sg_encode(st->skip_masked, c->seq + a, text, enc);
         memset(enc + text, SG_ENC_INVALID, room - text);
         uint32_t base = (uint32_t)a;
-        if (st->n_sunday) sg_scan_sunday(enc, n, st->ms->pat, st->sunday, st->n_sunday, base, hits);
-        if (st->n_vector) sg_scan_vector(enc, n, st->ms->pat, st->vector, st->n_vector, base, hits);
-        if (st->qgram) sg_qgram_scan(st->qgram, enc, n, st->ms->pat, base, hits);
+        if (pl->n_sunday) sg_scan_sunday(enc, n, st->ms->pat, pl->sunday, pl->n_sunday, base, hits);
+        if (pl->n_vector) sg_scan_vector(enc, n, st->ms->pat, pl->vector, pl->n_vector, base, hits);
+        if (pl->qgram) sg_qgram_scan(pl->qgram, enc, n, st->ms->pat, base, hits);
     }
     free(enc);
     return 0;
@@ -108,25 +53,21 @@ static int cpu_scan(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits)
 static void cpu_free(sg_backend_t *be)
 {
     cpu_t *st = be->priv;
-    free(st->sunday);
-    free(st->vector);
-    sg_qgram_free(st->qgram);
+    sg_plan_free(&st->plan);
     free(st);
     free(be);
 }
 
 int sg_backend_cpu(const sg_backend_opts_t *o, sg_backend_t **out, char *err, size_t errsz)
 {
-    const char *kernel = o->kernel ? o->kernel : "auto";
-    if (strcmp(kernel, "auto") && strcmp(kernel, "sunday") && strcmp(kernel, "vector") && strcmp(kernel, "qgram")) {
-        snprintf(err, errsz, "unknown kernel '%s' for the cpu backend (auto, sunday, vector, qgram)", kernel);
-        return SG_ERR_INPUT;
-    }
     cpu_t *st = sg_calloc(1, sizeof *st);
     st->ms = o->motifs;
     st->skip_masked = o->skip_masked;
-    int q;
-    plan(st, kernel, &q);
+    int r = sg_plan_make(o->motifs, o->kernel ? o->kernel : "auto", SG_VECTOR_MAX, &st->plan, err, errsz);
+    if (r < 0) {
+        free(st);
+        return r;
+    }
     sg_backend_t *be = sg_calloc(1, sizeof *be);
     be->name = "cpu";
     be->max_par = 0;
@@ -134,12 +75,9 @@ int sg_backend_cpu(const sg_backend_opts_t *o, sg_backend_t **out, char *err, si
     be->scan = cpu_scan;
     be->free = cpu_free;
     be->priv = st;
-    int k = snprintf(be->desc, sizeof be->desc, "cpu, %d threads:", o->n_threads);
-    if (st->n_sunday) k += snprintf(be->desc + k, sizeof be->desc - k, " sunday x%d", st->n_sunday);
-    if (st->n_vector) k += snprintf(be->desc + k, sizeof be->desc - k, " vector x%d", st->n_vector);
-    if (st->qgram)
-        snprintf(be->desc + k, sizeof be->desc - k, " qgram(q=%d) x%d", q,
-                 o->motifs->n_pat - st->n_sunday - st->n_vector);
+    char plan[160];
+    sg_plan_describe(&st->plan, plan, sizeof plan);
+    snprintf(be->desc, sizeof be->desc, "cpu, %d threads: %s", o->n_threads, plan);
     *out = be;
     return 0;
 }

@@ -216,7 +216,9 @@ static int write_stats(const find_opts_t *o, const find_ctx_t *ctx, const double
                 m + 1 < ms->n_motif ? "," : "");
         total += ctx->writer.total[m];
     }
-    fprintf(fp, "  ],\n  \"hits\": %llu,\n  \"stage_seconds\": {", (unsigned long long)total);
+    fprintf(fp, "  ],\n  \"hits\": %llu,\n", (unsigned long long)total);
+    if (ctx->backend->stats) ctx->backend->stats(ctx->backend, fp);
+    fputs("  \"stage_seconds\": {", fp);
     for (int s = 0; s < N_STEPS; s++) fprintf(fp, "%s\"%s\": %.4f", s ? ", " : "", step_names[s], busy[s]);
     fprintf(fp, "},\n  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n", wall,
             sg_cputime(), sg_peak_rss());

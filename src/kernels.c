@@ -3,6 +3,7 @@
 #include "log.h"
 #include "simd.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,7 +135,7 @@ void sg_encode(int skip_masked, const char *src, size_t n, uint8_t *dst)
 
 /* ---- q-gram filter ---- */
 
-typedef struct {
+typedef struct { /* laid out as three words: sg_qgram_view_t.ent */
     uint32_t key, pat, off;
 } qentry_t;
 
@@ -151,7 +152,6 @@ struct sg_qgram {
 
 #define EMPTY_KEY UINT32_MAX
 
-static inline uint32_t qhash(uint32_t k) { return (k * 2654435761u) ^ (k >> 15); }
 
 uint64_t sg_qgram_expansion(const sg_pattern_t *p, int q, int *offset)
 {
@@ -223,7 +223,7 @@ sg_qgram_t *sg_qgram_build(const sg_pattern_t *pat, const int *ids, int n_ids, i
     for (size_t i = 0; i < qg->n_ent;) {
         size_t e = i;
         while (e < qg->n_ent && qg->ent[e].key == qg->ent[i].key) e++;
-        uint32_t key = qg->ent[i].key, h = qhash(key) & qg->slot_mask;
+        uint32_t key = qg->ent[i].key, h = sg_qgram_hash(key) & qg->slot_mask;
         while (qg->slot_key[h] != EMPTY_KEY) h = (h + 1) & qg->slot_mask;
         qg->slot_key[h] = key;
         qg->slot_start[h] = (uint32_t)i;
@@ -248,7 +248,7 @@ void sg_qgram_free(sg_qgram_t *qg)
 static void qgram_verify(const sg_qgram_t *qg, uint32_t key, size_t s, const uint8_t *enc, size_t n,
                          const sg_pattern_t *pat, uint32_t base, sg_hits_t *out)
 {
-    uint32_t h = qhash(key) & qg->slot_mask;
+    uint32_t h = sg_qgram_hash(key) & qg->slot_mask;
     while (qg->slot_key[h] != key) h = (h + 1) & qg->slot_mask;
     const qentry_t *e = qg->ent + qg->slot_start[h];
     for (uint32_t k = 0; k < qg->slot_n[h]; k++) {
@@ -277,4 +277,97 @@ SG_CLONES void sg_qgram_scan(const sg_qgram_t *qg, const uint8_t *enc, size_t n,
         if (__builtin_expect(!(bad & qmask) && (bits[key >> 6] >> (key & 63) & 1), 0))
             qgram_verify(qg, (uint32_t)key, i + 1 - q, enc, n, pat, base, out);
     }
+}
+
+void sg_qgram_view(const sg_qgram_t *qg, sg_qgram_view_t *v)
+{
+    v->q = qg->q;
+    v->max_off = qg->max_off;
+    v->bits = qg->bits;
+    v->n_bits_words = ((size_t)1 << (2 * qg->q)) / 64 + 1;
+    v->slot_key = qg->slot_key;
+    v->slot_start = qg->slot_start;
+    v->slot_n = qg->slot_n;
+    v->slot_mask = qg->slot_mask;
+    v->ent = (const uint32_t *)qg->ent;
+    v->n_ent = qg->n_ent;
+}
+
+/* ---- the planner ---- */
+
+/* Cost per text base, in units of one q-gram pass, of a q-gram pass with q
+ * plus the vector kernel for the patterns it cannot index (0.14 each, from
+ * the timings in backend_cpu.c); each candidate costs about 10 bases of
+ * scanning. */
+static double qgram_cost(const sg_motif_set_t *ms, int q, int *n_left)
+{
+    double expand = 0;
+    int left = 0;
+    for (int i = 0; i < ms->n_pat; i++) {
+        uint64_t x = sg_qgram_expansion(&ms->pat[i], q, NULL);
+        if (x >= 1 && x <= SG_QGRAM_MAX_EXPAND) expand += x;
+        else left++;
+    }
+    *n_left = left;
+    double table_miss = q >= 11 ? 0.5 * (q - 10) : 0; /* the bit table outgrows L2 */
+    return 1.0 + table_miss + 10.0 * expand / (double)(1ull << (2 * q)) + 0.14 * left;
+}
+
+int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, sg_plan_t *p, char *err, size_t errsz)
+{
+    memset(p, 0, sizeof *p);
+    if (strcmp(kernel, "auto") && strcmp(kernel, "sunday") && strcmp(kernel, "vector") && strcmp(kernel, "qgram")) {
+        snprintf(err, errsz, "unknown kernel '%s' (%s)", kernel, SG_KERNELS);
+        return SG_ERR_INPUT;
+    }
+    int n = ms->n_pat;
+    p->sunday = sg_malloc((n + 1) * sizeof(int));
+    p->vector = sg_malloc((n + 1) * sizeof(int));
+    if (!strcmp(kernel, "sunday")) {
+        for (int i = 0; i < n; i++) p->sunday[p->n_sunday++] = i;
+        return 0;
+    }
+    if (!strcmp(kernel, "vector") || (!strcmp(kernel, "auto") && n <= vector_max)) {
+        for (int i = 0; i < n; i++) p->vector[p->n_vector++] = i;
+        return 0;
+    }
+    int best_q = 0, left;
+    double best = 0.14 * n; /* everything on the vector kernel */
+    for (int q = 4; q <= 12; q++) {
+        double c = qgram_cost(ms, q, &left);
+        if (left < n && (!best_q || c < best)) {
+            best = c;
+            best_q = q;
+        }
+    }
+    int *ids = sg_malloc((n + 1) * sizeof(int));
+    for (int i = 0; i < n; i++) {
+        uint64_t x = best_q ? sg_qgram_expansion(&ms->pat[i], best_q, NULL) : 0;
+        if (x >= 1 && x <= SG_QGRAM_MAX_EXPAND) ids[p->n_qgram++] = i;
+        else p->vector[p->n_vector++] = i;
+    }
+    if (p->n_qgram) {
+        p->qgram = sg_qgram_build(ms->pat, ids, p->n_qgram, best_q);
+        p->q = best_q;
+    }
+    free(ids);
+    return 0;
+}
+
+void sg_plan_describe(const sg_plan_t *p, char *buf, size_t n)
+{
+    int k = 0;
+    buf[0] = 0;
+    if (p->n_sunday) k += snprintf(buf + k, n - k, " sunday x%d", p->n_sunday);
+    if (p->n_vector && k < (int)n) k += snprintf(buf + k, n - k, " vector x%d", p->n_vector);
+    if (p->qgram && k < (int)n) snprintf(buf + k, n - k, " qgram(q=%d) x%d", p->q, p->n_qgram);
+    if (buf[0] == ' ') memmove(buf, buf + 1, strlen(buf));
+}
+
+void sg_plan_free(sg_plan_t *p)
+{
+    free(p->sunday);
+    free(p->vector);
+    sg_qgram_free(p->qgram);
+    memset(p, 0, sizeof *p);
 }

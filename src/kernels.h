@@ -55,4 +55,45 @@ void sg_qgram_scan(const sg_qgram_t *qg, const uint8_t *enc, size_t n, const sg_
                    uint32_t base, sg_hits_t *out);
 void sg_qgram_free(sg_qgram_t *qg);
 
+/* The index as flat arrays, for backends that copy it to a device. A window
+ * whose key has its bit set in bits is looked up in the open-addressing
+ * table slot_key (EMPTY: UINT32_MAX; probe h = sg_qgram_hash(key) & slot_mask,
+ * then h + 1, ...), whose slot gives the run ent[slot_start .. + slot_n) of
+ * (pattern, offset) entries; the pattern starts offset bases before the window. */
+typedef struct {
+    int q, max_off;
+    const uint64_t *bits;
+    size_t n_bits_words;
+    const uint32_t *slot_key, *slot_start, *slot_n;
+    uint32_t slot_mask;
+    const uint32_t *ent;  /* 3 words per entry: key, pattern, offset */
+    size_t n_ent;
+} sg_qgram_view_t;
+
+void sg_qgram_view(const sg_qgram_t *qg, sg_qgram_view_t *v);
+static inline uint32_t sg_qgram_hash(uint32_t k) { return (k * 2654435761u) ^ (k >> 15); }
+
+/* Which kernel scans which patterns: the planner both backends use. */
+typedef struct {
+    int *sunday, n_sunday;  /* pattern indices for the Sunday kernel */
+    int *vector, n_vector;  /* ... for the vector kernel */
+    sg_qgram_t *qgram;      /* the rest, indexed for the q-gram kernel (or NULL) */
+    int q, n_qgram;
+} sg_plan_t;
+
+/** Kernel names every backend takes for --kernel. */
+#define SG_KERNELS "auto, sunday, vector, qgram"
+
+/**
+ * Plan the kernels for a compiled motif set: "sunday" and "vector" take every
+ * pattern; "qgram" indexes every pattern it can and leaves the rest to the
+ * vector kernel; "auto" is "vector" up to vector_max patterns, else "qgram".
+ * @return 0, or SG_ERR_INPUT for an unknown kernel name (message in err)
+ */
+int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, sg_plan_t *plan, char *err,
+                 size_t errsz) __attribute__((warn_unused_result));
+/** "sunday x2 vector x1 qgram(q=10) x200" */
+void sg_plan_describe(const sg_plan_t *plan, char *buf, size_t n);
+void sg_plan_free(sg_plan_t *plan);
+
 #endif

@@ -1,0 +1,241 @@
+// Kernels of seqgpu find. A text byte matches a pattern position whose base
+// set is m when its one-hot class (A 1, C 2, G 4, T 8; 0 for anything that
+// is not A/C/G/T, and for lowercase under --skip-masked) shares a bit with m.
+#include "find_kernels.h"
+
+#include <stdint.h>
+
+namespace {
+
+constexpr int kThreads = 256;
+
+__device__ __forceinline__ uint32_t base_class(uint32_t b, uint32_t fold)
+{
+    uint32_t u = b & fold; // fold 0xdf folds lowercase onto uppercase
+    return (u == 'A') | (u == 'C') << 1 | (u == 'G') << 2 | (u == 'T') << 3;
+}
+
+__device__ __forceinline__ void emit(const sg_dscan_t &a, uint64_t start, uint32_t rank)
+{
+    unsigned long long i = atomicAdd(a.n_hits, 1ull);
+    if (i < a.cap) a.hits[i] = start << 32 | rank;
+}
+
+// Hits of one pattern at the starts s0 + bit for each bit of live.
+__device__ __forceinline__ void emit_bits(const sg_dscan_t &a, uint64_t s0, uint64_t live, uint32_t rank)
+{
+    unsigned long long i = atomicAdd(a.n_hits, (unsigned long long)__popcll(live));
+    for (; live; live &= live - 1, i++)
+        if (i < a.cap) a.hits[i] = (s0 + (__ffsll(live) - 1)) << 32 | rank;
+}
+
+// ---- seed 000: the GPU Sunday search -------------------------------------
+// The text is cut into 64-byte segments, one per thread, each reading the
+// next m-1 bytes as redundant overlap; the patterns and their shift tables
+// sit in shared memory; hits are shifted back to chunk coordinates.
+constexpr int kSundaySegment = 64;
+
+__global__ void __launch_bounds__(kThreads) k_sunday(const sg_dscan_t a)
+{
+    extern __shared__ uint8_t smem[];
+    uint8_t *masks = smem;                                          // all patterns' base sets
+    uint16_t *shift = (uint16_t *)(smem + ((a.masks_len + 15) & ~15u)); // 16 per Sunday pattern
+    __shared__ uint8_t cls[256];
+    const uint32_t fold = a.skip_masked ? 0xff : 0xdf;
+    for (uint32_t i = threadIdx.x; i < a.masks_len; i += blockDim.x) masks[i] = a.masks[i];
+    for (uint32_t i = threadIdx.x; i < 256; i += blockDim.x) cls[i] = (uint8_t)base_class(i, fold);
+    for (uint32_t i = threadIdx.x; i < 16u * a.n_sunday; i += blockDim.x) {
+        const sg_dpat_t p = a.pats[a.sunday_ids[i / 16]];
+        uint32_t c = i % 16, s = p.len + 1;
+        for (uint32_t j = 0; j < p.len; j++)
+            if (c & a.masks[p.off + j]) s = p.len - j; // rightmost position that can match c
+        shift[i] = (uint16_t)s;
+    }
+    __syncthreads();
+    const uint64_t n_seg = (a.n_start + kSundaySegment - 1) / kSundaySegment;
+    for (uint64_t seg = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; seg < n_seg;
+         seg += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t s0 = seg * kSundaySegment;
+        const uint64_t s1 = min(s0 + kSundaySegment, a.n_start);
+        for (int k = 0; k < a.n_sunday; k++) {
+            const sg_dpat_t p = a.pats[a.sunday_ids[k]];
+            const uint8_t *m = masks + p.off;
+            const uint16_t *sh = shift + 16 * k;
+            for (uint64_t i = s0; i < s1;) {
+                uint32_t j = 0;
+                while (j < p.len && (cls[a.text[i + j]] & m[j])) j++;
+                if (j == p.len) emit(a, i, p.rank);
+                i += sh[cls[a.text[i + p.len]]];
+            }
+        }
+    }
+}
+
+// ---- one-hot base bitmaps: 64 starts per thread ---------------------------
+// Each lane classifies 64 text bytes into four 64-bit bitmaps (bit i: base i
+// is A, C, G or T); a pattern position j with base set m keeps the starts
+// whose base j bytes on is in m: AND over j of (bitmap(m) >> j), over 128
+// bits, the upper 64 coming from the next lane by a shuffle. Lane 31 only
+// supplies those upper bits, so a warp owns 31 x 64 starts.
+constexpr int kLanesOwning = 31;
+constexpr int kWarpStarts = kLanesOwning * 64;
+
+struct bitmaps {
+    unsigned long long b[4]; // A, C, G, T
+};
+
+__device__ __forceinline__ bitmaps classify64(const uint8_t *p, uint32_t fold)
+{
+    bitmaps r = {{0, 0, 0, 0}};
+    const uint4 *v = (const uint4 *)p; // p is 64-byte aligned
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        uint4 x = __ldg(v + q);
+        uint32_t w[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+        for (int k = 0; k < 16; k++) {
+            uint32_t c = base_class((w[k >> 2] >> (8 * (k & 3))) & 0xff, fold);
+            unsigned long long bit = 1ull << (16 * q + k);
+            r.b[0] |= (c & 1) ? bit : 0;
+            r.b[1] |= (c & 2) ? bit : 0;
+            r.b[2] |= (c & 4) ? bit : 0;
+            r.b[3] |= (c & 8) ? bit : 0;
+        }
+    }
+    return r;
+}
+
+__device__ __forceinline__ unsigned long long select_set(const bitmaps &x, uint32_t m)
+{
+    return ((m & 1) ? x.b[0] : 0) | ((m & 2) ? x.b[1] : 0) | ((m & 4) ? x.b[2] : 0) | ((m & 8) ? x.b[3] : 0);
+}
+
+__global__ void __launch_bounds__(kThreads) k_vector(const sg_dscan_t a)
+{
+    const uint32_t fold = a.skip_masked ? 0xff : 0xdf;
+    const int lane = threadIdx.x & 31;
+    const uint64_t warps = (uint64_t)gridDim.x * (blockDim.x / 32);
+    const uint64_t n_warp_tiles = (a.n_start + kWarpStarts - 1) / kWarpStarts;
+    for (uint64_t w = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32; w < n_warp_tiles; w += warps) {
+        const uint64_t s0 = w * kWarpStarts + 64ull * lane;
+        bitmaps lo = classify64(a.text + s0, fold), hi;
+#pragma unroll
+        for (int c = 0; c < 4; c++) hi.b[c] = __shfl_down_sync(0xffffffffu, lo.b[c], 1);
+        if (lane == kLanesOwning || s0 >= a.n_start) continue;
+        const unsigned long long owned = a.n_start - s0 >= 64 ? ~0ull : (1ull << (a.n_start - s0)) - 1;
+        for (int k = 0; k < a.n_vector; k++) {
+            const sg_dpat_t p = a.pats[a.vector_ids[k]];
+            const uint8_t *m = a.masks + p.off;
+            unsigned long long live = owned;
+            const uint32_t in_words = min(p.len, 65u);
+            for (uint32_t j = 0; j < in_words && live; j++) {
+                const uint32_t set = __ldg(m + j);
+                unsigned long long l = select_set(lo, set), h = select_set(hi, set);
+                live &= j == 0 ? l : j == 64 ? h : (l >> j) | (h << (64 - j));
+            }
+            // positions past 64 bases on (patterns longer than 65) are checked byte by byte
+            for (unsigned long long rest = p.len > 65 ? live : 0; rest; rest &= rest - 1) {
+                const int bit = __ffsll(rest) - 1;
+                for (uint32_t j = 65; j < p.len; j++)
+                    if (!(base_class(a.text[s0 + bit + j], fold) & m[j])) {
+                        live &= ~(1ull << bit);
+                        break;
+                    }
+            }
+            if (live) emit_bits(a, s0, live, p.rank);
+        }
+    }
+}
+
+// ---- q-gram filter --------------------------------------------------------
+// Each thread takes 64 windows: a rolling 2-bit key per window (code =
+// (b >> 1 ^ b >> 2) & 3 maps A C G T, either case, to 0 1 2 3), a bit test in
+// the table (in shared memory when it fits), and verification of the few
+// candidates through the hash table; a pattern starts off bases before the
+// window that indexes it, so each (start, pattern) is met once.
+template <bool kShared>
+__global__ void __launch_bounds__(kThreads) k_qgram(const sg_dscan_t a)
+{
+    extern __shared__ unsigned long long sbits[];
+    const unsigned long long *bits = a.qbits;
+    if (kShared) {
+        for (size_t i = threadIdx.x; i < a.qbits_words; i += blockDim.x) sbits[i] = a.qbits[i];
+        __syncthreads();
+        bits = sbits;
+    }
+    const uint32_t fold = a.skip_masked ? 0xff : 0xdf;
+    const int q = a.q;
+    const uint32_t kmask = (uint32_t)((1ull << (2 * q)) - 1), qmask = (1u << q) - 1;
+    const uint64_t n_win = a.n_start + a.max_off;
+    for (uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; t * 64 < n_win;
+         t += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t w0 = t * 64, w1 = min(w0 + 64, n_win);
+        uint32_t key = 0, bad = ~0u;
+        for (uint64_t i = w0; i < w1 + q - 1; i++) {
+            const uint32_t b = a.text[i];
+            key = ((key << 2) | ((b >> 1 ^ b >> 2) & 3)) & kmask;
+            bad = (bad << 1) | (base_class(b, fold) == 0);
+            const uint64_t s = i + 1 - q; // the window ending at i
+            if (s < w0 || (bad & qmask) || !((bits[key >> 6] >> (key & 63)) & 1)) continue;
+            uint32_t h = (key * 2654435761u ^ key >> 15) & a.slot_mask;
+            while (a.slot_key[h] != key) h = (h + 1) & a.slot_mask;
+            const uint32_t *e = a.ent + 3ull * a.slot_start[h];
+            for (uint32_t k = 0; k < a.slot_n[h]; k++, e += 3) {
+                const uint32_t off = e[2];
+                if (s < off || s - off >= a.n_start) continue;
+                const uint64_t start = s - off;
+                const sg_dpat_t p = a.pats[e[1]];
+                uint32_t j = 0;
+                while (j < p.len && (base_class(a.text[start + j], fold) & a.masks[p.off + j])) j++;
+                if (j == p.len) emit(a, start, p.rank);
+            }
+        }
+    }
+}
+
+size_t sunday_smem(const sg_dscan_t *a) { return ((a->masks_len + 15) & ~15u) + 32ull * a->n_sunday; }
+size_t qgram_smem(const sg_dscan_t *a) { return a->qbits_words * sizeof(unsigned long long); }
+
+unsigned grid_for(uint64_t work_items, const sg_dlimits_t *lim)
+{
+    uint64_t blocks = (work_items + kThreads - 1) / kThreads;
+    uint64_t most = 8ull * lim->n_sm;
+    return (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
+}
+
+} // namespace
+
+extern "C" cudaError_t sg_cuda_prepare(const sg_dlimits_t *lim)
+{
+    cudaError_t e = cudaFuncSetAttribute(k_sunday, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)lim->smem_optin);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(k_qgram<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)lim->smem_optin);
+    return e;
+}
+
+extern "C" cudaError_t sg_cuda_scan(const sg_dscan_t *a, const sg_dlimits_t *lim, cudaStream_t s)
+{
+    if (a->n_start == 0) return cudaSuccess;
+    if (a->n_sunday) {
+        size_t smem = sunday_smem(a);
+        if (smem > lim->smem_optin) return cudaErrorInvalidConfiguration;
+        k_sunday<<<grid_for((a->n_start + kSundaySegment - 1) / kSundaySegment, lim), kThreads, smem, s>>>(*a);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+    }
+    if (a->n_vector) {
+        uint64_t threads = (a->n_start + kWarpStarts - 1) / kWarpStarts * 32;
+        k_vector<<<grid_for(threads, lim), kThreads, 0, s>>>(*a);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+    }
+    if (a->q) {
+        uint64_t threads = (a->n_start + a->max_off + 63) / 64;
+        size_t smem = qgram_smem(a);
+        if (smem <= lim->smem_optin) k_qgram<true><<<grid_for(threads, lim), kThreads, smem, s>>>(*a);
+        else k_qgram<false><<<grid_for(threads, lim), kThreads, 0, s>>>(*a);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}

@@ -1,0 +1,71 @@
+/* The find kernels' C interface: what one launch over one chunk needs, all
+ * pointers on the device. Built by nvcc (find_kernels.cu), called from C
+ * (backend_cuda.c). */
+#ifndef SG_FIND_KERNELS_H
+#define SG_FIND_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bytes past the chunk's text that a launch may read: filled with a
+ * non-base byte by the host. */
+#define SG_DEV_PAD 256
+
+/* One pattern: its base sets are masks[off .. off + len). */
+typedef struct {
+    uint32_t off, len, rank;
+} sg_dpat_t;
+
+typedef struct {
+    const uint8_t *text;       /* chunk bytes (owned starts, overlap, then SG_DEV_PAD pad bytes) */
+    uint64_t n_start;          /* starts owned by the chunk */
+    int skip_masked;
+    const uint8_t *masks;      /* base sets of all patterns */
+    const sg_dpat_t *pats;
+    uint32_t masks_len;        /* bytes in masks (for the Sunday kernel's shared copy) */
+    /* seed 000: Sunday search on 64-byte thread segments */
+    const uint32_t *sunday_ids;
+    int n_sunday;
+    /* one-hot base bitmaps, 64 starts per thread */
+    const uint32_t *vector_ids;
+    int n_vector, vector_max_len;
+    /* q-gram filter (see sg_qgram_view_t) */
+    int q, max_off;
+    const unsigned long long *qbits;
+    size_t qbits_words;
+    const uint32_t *slot_key, *slot_start, *slot_n;
+    uint32_t slot_mask;
+    const uint32_t *ent;
+    /* output: hit keys (start << 32 | rank) through an atomic counter; a
+     * count over cap means the buffer was too small (nothing is written past it) */
+    unsigned long long *hits;
+    unsigned long long *n_hits;
+    uint64_t cap;
+} sg_dscan_t;
+
+/* What the launches may use of the device. */
+typedef struct {
+    int n_sm;
+    size_t smem_optin; /* largest dynamic shared memory a block may ask for */
+} sg_dlimits_t;
+
+/**
+ * Queue the kernels for one chunk on stream s (the counter must be zeroed
+ * first). Returns cudaSuccess or the launch error.
+ */
+cudaError_t sg_cuda_scan(const sg_dscan_t *a, const sg_dlimits_t *lim, cudaStream_t s);
+
+/** Make the kernels' shared-memory limits what lim allows (once per device). */
+cudaError_t sg_cuda_prepare(const sg_dlimits_t *lim);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,111 @@
+#!/usr/bin/env bats
+# bats file_tags=gpu
+# The CUDA backend gives the cpu backend's bytes: random genomes and motifs
+# through every kernel, tiny and large chunks, hit-buffer overflow, device
+# memory limits and device faults. Skipped without a usable CUDA device.
+
+load test_helper
+
+setup() {
+    T=$BATS_TEST_TMPDIR
+    have_cuda || skip "no usable CUDA device"
+}
+
+# same_as_cpu MOTIFS INPUT [options...]: cuda output equals cpu output
+same_as_cpu() {
+    local motifs=$1 input=$2
+    shift 2
+    seqgpu find -q -b cpu -f "$motifs" "$@" "$input" > "$T/cpu" || fail "cpu run failed"
+    seqgpu find -q -b cuda -f "$motifs" "$@" "$input" > "$T/cuda" || fail "cuda run failed: $*"
+    cmp -s "$T/cpu" "$T/cuda" || { diff "$T/cpu" "$T/cuda" | head; fail "cuda differs from cpu: $*"; }
+}
+
+@test "gpu: auto picks cuda and names the device in --stats" {
+    run seqgpu find -q -m GAATTC --stats "$T/s.json" "$LAMBDA"
+    assert_success
+    run python3 -c "import json; s=json.load(open('$T/s.json')); print(s['backend'], s['device']['chunks'] >= 1)"
+    assert_output "cuda True"
+}
+
+@test "gpu: random genomes and IUPAC motifs, every kernel, every format, against the reference" {
+    for seed in 1 2 3; do
+        $REF gen --seed $seed --records 40 --max-len 5000 --plant GAATTC,ACGTTGCA > "$T/g.fa"
+        $REF motifs --seed $seed -n 6 --iupac --min-len 1 --max-len 16 > "$T/m.tsv"
+        $REF find "$T/m.tsv" "$T/g.fa" > "$T/want"
+        for k in sunday vector qgram auto; do
+            for c in 1 97 5000 64M; do
+                seqgpu find -q -b cuda --kernel $k --chunk-size $c -f "$T/m.tsv" "$T/g.fa" > "$T/got" || fail "$k $c"
+                cmp -s "$T/want" "$T/got" || fail "--kernel $k --chunk-size $c differs from the reference"
+            done
+        done
+        same_as_cpu "$T/m.tsv" "$T/g.fa" -F tsv --skip-masked
+        same_as_cpu "$T/m.tsv" "$T/g.fa" -F count -s -
+    done
+}
+
+@test "gpu: hundreds of motifs, long motifs (over 64 bases) and degenerate ones" {
+    $REF gen --seed 7 --records 20 --max-len 40000 > "$T/g.fa"
+    $REF motifs --seed 7 -n 400 --iupac --min-len 6 --max-len 24 > "$T/m.tsv"
+    printf 'deg\tNNNNNNNN\nshort\tRY\none\tA\n' >> "$T/m.tsv"
+    python3 -c "import random; random.seed(3); print('long\t' + ''.join(random.choice('ACGTN') for _ in range(90)))" >> "$T/m.tsv"
+    # a 100-base motif copied from the text, so that a long motif has hits
+    python3 -c "
+import re
+seq = open('$T/g.fa').read().split('>')[1].split('\n', 1)[1].replace('\n', '')
+print('planted\t' + re.sub('[^ACGT]', 'N', seq[1000:1100].upper()))" >> "$T/m.tsv"
+    for k in auto vector qgram; do same_as_cpu "$T/m.tsv" "$T/g.fa" --kernel $k; done
+    $REF find "$T/m.tsv" "$T/g.fa" > "$T/want"
+    cmp -s "$T/want" "$T/cuda" || fail "differs from the reference"
+}
+
+@test "gpu: FASTQ reads, gzip, stdin" {
+    $REF gen --seed 9 --records 3000 --max-len 300 --fastq > "$T/r.fq"
+    gzip -c "$T/r.fq" > "$T/r.fq.gz"
+    $REF motifs --seed 9 -n 4 --min-len 4 --max-len 9 > "$T/m.tsv"
+    same_as_cpu "$T/m.tsv" "$T/r.fq.gz" -t 4
+    seqgpu find -q -b cuda -f "$T/m.tsv" - < "$T/r.fq" > "$T/stdin"
+    cmp -s "$T/cpu" "$T/stdin"
+}
+
+@test "gpu: a hit buffer that overflows is grown and the chunk scanned again" {
+    python3 -c "
+import random; random.seed(11)
+print('>one'); print(''.join(random.choice('ACGTacgtN') for _ in range(2000000)))" > "$T/g.fa"
+    printf 'a\tA\n' > "$T/m.tsv"
+    SEQGPU_CUDA_MEM_LIMIT=64M same_as_cpu "$T/m.tsv" "$T/g.fa"
+    SEQGPU_CUDA_MEM_LIMIT=64M run seqgpu find -q -b cuda -m A --stats "$T/s.json" -o /dev/null "$T/g.fa"
+    assert_success
+    run python3 -c "import json; print(json.load(open('$T/s.json'))['device']['rescans'] > 0)"
+    assert_output "True"
+}
+
+@test "gpu: too little device memory fails with cuda, falls back with auto" {
+    SEQGPU_CUDA_MEM_LIMIT=1M run seqgpu find -b cuda -m GAATTC "$LAMBDA"
+    assert_failure 3
+    assert_output --partial "too little for"
+    SEQGPU_CUDA_MEM_LIMIT=1M run seqgpu find -m GAATTC "$LAMBDA"
+    assert_success
+    assert_output --partial "using the cpu backend"
+}
+
+@test "gpu: a kernel fault stops -b cuda (exit 3); under auto the cpu finishes the run" {
+    $REF gen --seed 13 --records 50 --max-len 20000 > "$T/g.fa"
+    printf 'e\tGAATTC\nb\tGGTCTC\n' > "$T/m.tsv"
+    seqgpu find -q -b cpu -f "$T/m.tsv" "$T/g.fa" > "$T/cpu"
+    SEQGPU_CUDA_FAULT=3 run seqgpu find -q -b cuda --chunk-size 64K -f "$T/m.tsv" -o "$T/out.bed" "$T/g.fa"
+    assert_failure 3
+    assert_output --partial "CUDA device 0"
+    [ ! -e "$T/out.bed" ]
+    SEQGPU_CUDA_FAULT=3 run seqgpu find -q --chunk-size 64K -f "$T/m.tsv" -o "$T/out.bed" "$T/g.fa"
+    assert_success
+    assert_output --partial "the cpu backend scans the rest"
+    cmp -s "$T/cpu" "$T/out.bed"
+}
+
+@test "gpu: a device index that does not exist is an error" {
+    run seqgpu find -b cuda --device 99 -m A "$LAMBDA"
+    assert_failure 3
+    assert_output --partial "no CUDA device 99"
+    run seqgpu find -b cuda --device x -m A "$LAMBDA"
+    assert_failure 1
+}
