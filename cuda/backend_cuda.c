@@ -1,9 +1,15 @@
 /* The CUDA backend: chunks go through a few slots per device, each a stream
  * with a pinned staging buffer and device buffers. Several scan calls run at
  * once (one per slot), so the copy of one chunk, the kernels of another and
- * the host's parsing and formatting of others overlap; hits are compacted on
- * the device through an atomic counter, and a chunk whose hits overflow the
- * buffer is scanned again with a larger one, so none is lost. */
+ * the host's parsing and formatting of others overlap. A chunk is scanned in
+ * windows as large as the slot holds (the batch size comes from the device's
+ * free memory). Hits are compacted on the device through an atomic counter;
+ * a window whose hits overflow the buffer is scanned again with a larger
+ * one, so none is lost.
+ *
+ * Creating the CUDA context and the device buffers takes about half a second
+ * on an H200, longer than parsing a genome's first chunks, so it runs on a
+ * thread of its own while the pipeline starts; the first scan waits for it. */
 #define _GNU_SOURCE
 #include "cuda_backend.h"
 #include "find_kernels.h"
@@ -20,10 +26,11 @@
 #include "../src/log.h"
 
 #define SLOTS_PER_DEVICE 4
-#define CHUNK_DEFAULT ((size_t)64 << 20)
-#define CHUNK_MIN ((size_t)1 << 20)
-#define TILE 2048 /* text is padded to a multiple of this: the vector kernel reads whole warp tiles */
-#define VECTOR_MAX 32 /* patterns above which auto prefers the q-gram kernel */
+#define CHUNK_SIZE ((size_t)16 << 20) /* what the reader is asked for */
+#define WINDOW_MAX ((size_t)16 << 20) /* bases per device batch, at most */
+#define WINDOW_MIN ((size_t)1 << 20)  /* ... and at least */
+#define TILE 2048                     /* text is padded to whole warp tiles of the vector kernel */
+#define VECTOR_MAX 32                 /* patterns above which auto prefers the q-gram kernel */
 #define MAX_DEVICES 64
 
 typedef struct {
@@ -41,12 +48,12 @@ typedef struct {
     device_t *dev;
     cudaStream_t stream;
     cudaEvent_t ev[4];
-    char *pinned;                /* staging for the chunk's text */
-    uint8_t *text;               /* the text on the device */
-    size_t cap;                  /* bytes of both */
-    unsigned long long *hits;    /* device hit buffer */
+    char *pinned;               /* staging for a window of text */
+    uint8_t *text;              /* the window on the device */
+    size_t cap;                 /* bytes of both */
+    unsigned long long *hits;   /* device hit buffer */
     size_t hits_cap;
-    unsigned long long *count;   /* device counter, and its pinned copy */
+    unsigned long long *count;  /* device counter, and its pinned copy */
     unsigned long long *h_count;
     int busy;
 } slot_t;
@@ -54,21 +61,26 @@ typedef struct {
 typedef struct {
     const sg_motif_set_t *ms;
     sg_plan_t plan;
-    long fault_at;          /* SEQGPU_CUDA_FAULT=N: the Nth chunk's kernel faults (for tests) */
     int skip_masked;
     uint32_t masks_len;
-    int vector_max_len;
+    size_t overlap;          /* longest motif - 1 */
+    int ids[MAX_DEVICES], n_ids;
+    size_t mem_limit;        /* SEQGPU_CUDA_MEM_LIMIT: device memory to assume free (tests) */
+    long fault_at;           /* SEQGPU_CUDA_FAULT=N: the Nth window's kernel faults (tests) */
     device_t dev[MAX_DEVICES];
     int n_dev;
     slot_t *slot;
     int n_slot;
+    size_t window;           /* bases per batch */
+    pthread_t init_thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    sg_backend_t *fallback; /* under auto: the cpu backend takes over if a device fails */
-    int broken;
+    int init_done, init_rc, broken, reported;
+    char init_err[512];
+    sg_backend_t *fallback;  /* under auto: the cpu backend, if the device fails */
     /* statistics, under mu */
     double h2d_ms, kernel_ms, d2h_ms;
-    uint64_t h2d_bytes, d2h_bytes, text_bytes, chunks, rescans;
+    uint64_t h2d_bytes, d2h_bytes, text_bytes, windows, rescans;
 } cuda_t;
 
 static int cuda_fail(char *err, size_t errsz, const char *what, cudaError_t e)
@@ -123,41 +135,32 @@ static int upload_plan(cuda_t *st, device_t *d, char *err, size_t errsz)
     return r;
 }
 
-static size_t text_bytes_for(size_t len) { return (len + TILE - 1) / TILE * TILE + TILE + SG_DEV_PAD; }
+/* Device bytes for a window of n starts: its text with the overlap, padded. */
+static size_t window_bytes(size_t n, size_t overlap) { return (n + overlap + TILE - 1) / TILE * TILE + TILE + SG_DEV_PAD; }
+static size_t hits_for(size_t n) { return n / 64 + 4096; }
+static size_t slot_bytes(size_t n, size_t overlap) { return window_bytes(n, overlap) + hits_for(n) * 8 + 64; }
 
-/* Make slot s hold text of len bytes and hits hits; device memory is
- * replaced, not grown in place. */
-static int slot_reserve(slot_t *s, size_t len, size_t hits, char *err, size_t errsz)
+static int grow_hits(slot_t *s, size_t n, char *err, size_t errsz)
 {
-    size_t need = text_bytes_for(len);
-    if (need > s->cap) {
-        if (s->pinned) cudaFreeHost(s->pinned);
-        if (s->text) cudaFree(s->text);
-        s->pinned = NULL;
-        s->text = NULL;
-        s->cap = 0;
-        CK(cudaHostAlloc((void **)&s->pinned, need, cudaHostAllocPortable), "cudaHostAlloc (text staging)");
-        CK(cudaMalloc((void **)&s->text, need), "cudaMalloc (text)");
-        s->cap = need;
-    }
-    if (hits > s->hits_cap) {
-        if (s->hits) cudaFree(s->hits);
-        s->hits = NULL;
-        s->hits_cap = 0;
-        CK(cudaMalloc((void **)&s->hits, hits * sizeof *s->hits), "cudaMalloc (hits)");
-        s->hits_cap = hits;
-    }
+    if (s->hits) cudaFree(s->hits);
+    s->hits = NULL;
+    s->hits_cap = 0;
+    CK(cudaMalloc((void **)&s->hits, n * sizeof *s->hits), "cudaMalloc (hits)");
+    s->hits_cap = n;
     return 0;
 }
 
-static int slot_init(slot_t *s, device_t *d, size_t chunk, char *err, size_t errsz)
+static int slot_init(cuda_t *st, slot_t *s, device_t *d, char *err, size_t errsz)
 {
     s->dev = d;
     CK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     for (int i = 0; i < 4; i++) CK(cudaEventCreate(&s->ev[i]), "cudaEventCreate");
     CK(cudaMalloc((void **)&s->count, sizeof *s->count), "cudaMalloc (counter)");
     CK(cudaHostAlloc((void **)&s->h_count, sizeof *s->h_count, cudaHostAllocPortable), "cudaHostAlloc (counter)");
-    return slot_reserve(s, chunk, chunk / 64 + 4096, err, errsz);
+    s->cap = window_bytes(st->window, st->overlap);
+    CK(cudaHostAlloc((void **)&s->pinned, s->cap, cudaHostAllocPortable), "cudaHostAlloc (text staging)");
+    CK(cudaMalloc((void **)&s->text, s->cap), "cudaMalloc (text)");
+    return grow_hits(s, hits_for(st->window), err, errsz);
 }
 
 static void slot_free(slot_t *s)
@@ -181,112 +184,191 @@ static void device_free(device_t *d)
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) cudaFree(p[i]);
 }
 
-static void cuda_destroy(sg_backend_t *be)
+/* Contexts, tables and slots on every device (the init thread). */
+static int open_devices(cuda_t *st, char *err, size_t errsz)
 {
-    cuda_t *st = be->priv;
-    for (int i = 0; i < st->n_slot; i++) slot_free(&st->slot[i]);
-    for (int i = 0; i < st->n_dev; i++) device_free(&st->dev[i]);
-    if (st->fallback) st->fallback->free(st->fallback);
-    sg_plan_free(&st->plan);
-    pthread_mutex_destroy(&st->mu);
-    pthread_cond_destroy(&st->cv);
-    free(st->slot);
-    free(st);
-    free(be);
+    int r;
+    size_t budget = (size_t)-1;
+    for (int i = 0; i < st->n_ids; i++) {
+        device_t *d = &st->dev[st->n_dev++];
+        d->id = st->ids[i];
+        struct cudaDeviceProp p;
+        CK(cudaSetDevice(d->id), "cudaSetDevice");
+        CK(cudaGetDeviceProperties(&p, d->id), "cudaGetDeviceProperties");
+        if (p.major < 7 || (p.major == 7 && p.minor < 5)) {
+            snprintf(err, errsz, "CUDA device %d (%.60s) has compute capability %d.%d; seqgpu needs 7.5 or newer", d->id,
+                     p.name, p.major, p.minor);
+            return SG_ERR_DEVICE;
+        }
+        snprintf(d->name, sizeof d->name, "%.127s", p.name);
+        d->lim.n_sm = p.multiProcessorCount;
+        d->lim.smem_optin = p.sharedMemPerBlockOptin;
+        CK(sg_cuda_prepare(&d->lim), "setting kernel attributes");
+        size_t need = sg_cuda_sunday_smem(st->masks_len, st->plan.n_sunday);
+        if (st->plan.n_sunday && need > d->lim.sunday_smem) {
+            snprintf(err, errsz, "the sunday kernel keeps its motifs in shared memory: they need %zu KB, device %d has %zu KB;"
+                     " use --kernel auto", need >> 10, d->id, d->lim.sunday_smem >> 10);
+            return SG_ERR_INPUT;
+        }
+        if ((r = upload_plan(st, d, err, errsz)) < 0) return r;
+        size_t free_b = 0, total_b = 0;
+        CK(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+        if (st->mem_limit && st->mem_limit < free_b) free_b = st->mem_limit;
+        if (free_b / 10 * 8 < budget) budget = free_b / 10 * 8;
+    }
+    /* batch size from the free memory: fewer and smaller windows until the slots fit in 80% of it */
+    int per_dev = SLOTS_PER_DEVICE;
+    st->window = WINDOW_MAX;
+    while (per_dev * slot_bytes(st->window, st->overlap) > budget) {
+        if (st->window > WINDOW_MIN) st->window /= 2;
+        else if (per_dev > 1) per_dev /= 2;
+        else {
+            snprintf(err, errsz, "%zu MB of device memory free, too little for one batch of %zu MB", budget / 8 * 10 >> 20,
+                     slot_bytes(st->window, st->overlap) >> 20);
+            return SG_ERR_DEVICE;
+        }
+    }
+    st->slot = sg_calloc(st->n_dev * per_dev, sizeof *st->slot);
+    for (int i = 0; i < st->n_dev * per_dev; i++) {
+        device_t *d = &st->dev[i % st->n_dev];
+        CK(cudaSetDevice(d->id), "cudaSetDevice");
+        r = slot_init(st, &st->slot[i], d, err, errsz);
+        st->n_slot = i + 1;
+        if (r < 0) return r;
+    }
+    return 0;
 }
 
-/* One chunk on one slot: copy in, scan, copy the hits out (scanning again
- * with a larger hit buffer if it overflowed). */
-static int scan_on(cuda_t *st, slot_t *s, const sg_chunk_t *c, sg_hits_t *hits, char *err, size_t errsz)
+static void *init_main(void *arg)
+{
+    cuda_t *st = arg;
+    char err[512] = "";
+    int r = open_devices(st, err, sizeof err);
+    pthread_mutex_lock(&st->mu);
+    st->init_rc = r;
+    snprintf(st->init_err, sizeof st->init_err, "%s", err);
+    if (r < 0) st->broken = 1;
+    st->init_done = 1;
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    return NULL;
+}
+
+/* Starts [a, a + n) of chunk c on slot s: copy in, scan, copy the hits out
+ * (scanning again with a larger hit buffer if it overflowed). */
+static int scan_window(cuda_t *st, slot_t *s, const sg_chunk_t *c, size_t a, size_t n, sg_hits_t *hits, char *err,
+                       size_t errsz)
 {
     device_t *d = s->dev;
-    size_t len = c->len + c->ov;
-    CK(cudaSetDevice(d->id), "cudaSetDevice");
-    int r = slot_reserve(s, len, 0, err, errsz);
-    if (r < 0) return r;
-    size_t bytes = text_bytes_for(len);
-    memcpy(s->pinned, c->seq, len);
-    memset(s->pinned + len, SG_SEP, bytes - len);
-    sg_dscan_t a = {
-        .text = s->text, .n_start = c->len, .skip_masked = st->skip_masked,
+    size_t text = c->len + c->ov - a;
+    if (text > n + st->overlap) text = n + st->overlap;
+    size_t bytes = window_bytes(n, st->overlap);
+    memcpy(s->pinned, c->seq + a, text);
+    memset(s->pinned + text, SG_SEP, bytes - text);
+    sg_dscan_t k = {
+        .text = s->text, .n_start = n, .skip_masked = st->skip_masked,
         .masks = d->masks, .pats = d->pats, .masks_len = st->masks_len,
         .sunday_ids = d->sunday_ids, .n_sunday = st->plan.n_sunday,
-        .vector_ids = d->vector_ids, .n_vector = st->plan.n_vector, .vector_max_len = st->vector_max_len,
+        .vector_ids = d->vector_ids, .n_vector = st->plan.n_vector,
     };
     if (st->plan.qgram) {
         sg_qgram_view_t v;
         sg_qgram_view(st->plan.qgram, &v);
-        a.q = v.q;
-        a.max_off = v.max_off;
-        a.qbits = d->qbits;
-        a.qbits_words = v.n_bits_words;
-        a.slot_key = d->slot_key;
-        a.slot_start = d->slot_start;
-        a.slot_n = d->slot_n;
-        a.slot_mask = v.slot_mask;
-        a.ent = d->ent;
+        k.q = v.q;
+        k.max_off = v.max_off;
+        k.qbits = d->qbits;
+        k.qbits_words = v.n_bits_words;
+        k.slot_key = d->slot_key;
+        k.slot_start = d->slot_start;
+        k.slot_n = d->slot_n;
+        k.slot_mask = v.slot_mask;
+        k.ent = d->ent;
     }
+    pthread_mutex_lock(&st->mu);
+    int fault = ++st->windows == (uint64_t)st->fault_at;
+    pthread_mutex_unlock(&st->mu);
+    if (fault) k.text = (const uint8_t *)16; /* a real fault: the kernel reads an unmapped address */
     CK(cudaEventRecord(s->ev[0], s->stream), "cudaEventRecord");
     CK(cudaMemcpyAsync(s->text, s->pinned, bytes, cudaMemcpyHostToDevice, s->stream), "copying text to the device");
     CK(cudaEventRecord(s->ev[1], s->stream), "cudaEventRecord");
-    pthread_mutex_lock(&st->mu);
-    int fault = st->fault_at && (long)++st->chunks == st->fault_at;
-    pthread_mutex_unlock(&st->mu);
-    if (fault) a.text = (const uint8_t *)16; /* a real fault: the kernel reads an unmapped address */
-    unsigned long long n;
+    unsigned long long found;
     int rescans = 0;
     for (;;) {
-        a.hits = s->hits;
-        a.n_hits = s->count;
-        a.cap = s->hits_cap;
+        k.hits = s->hits;
+        k.n_hits = s->count;
+        k.cap = s->hits_cap;
         CK(cudaMemsetAsync(s->count, 0, sizeof *s->count, s->stream), "cudaMemsetAsync");
-        CK(sg_cuda_scan(&a, &d->lim, s->stream), "launching the scan kernels");
+        CK(sg_cuda_scan(&k, &d->lim, s->stream), "launching the scan kernels");
         CK(cudaEventRecord(s->ev[2], s->stream), "cudaEventRecord");
         CK(cudaMemcpyAsync(s->h_count, s->count, sizeof *s->count, cudaMemcpyDeviceToHost, s->stream),
            "copying the hit count");
         CK(cudaStreamSynchronize(s->stream), "running the scan kernels");
-        n = *s->h_count;
-        if (n <= s->hits_cap) break;
-        /* too many hits for the buffer: none was lost, the count is exact; scan again */
-        if ((r = slot_reserve(s, len, n + n / 4, err, errsz)) < 0) return r;
+        found = *s->h_count;
+        if (found <= s->hits_cap) break;
+        /* the count is exact even when the buffer overflowed: grow it and scan again */
+        int r = grow_hits(s, found + found / 4, err, errsz);
+        if (r < 0) return r;
         rescans++;
     }
-    sg_hits_grow(hits, hits->n + n);
-    if (n)
-        CK(cudaMemcpyAsync(hits->a + hits->n, s->hits, n * sizeof *s->hits, cudaMemcpyDeviceToHost, s->stream),
+    size_t at = hits->n;
+    sg_hits_grow(hits, at + found);
+    if (found)
+        CK(cudaMemcpyAsync(hits->a + at, s->hits, found * sizeof *s->hits, cudaMemcpyDeviceToHost, s->stream),
            "copying hits from the device");
     CK(cudaEventRecord(s->ev[3], s->stream), "cudaEventRecord");
     CK(cudaStreamSynchronize(s->stream), "copying hits from the device");
-    hits->n += n;
+    for (size_t i = at; i < at + found; i++) hits->a[i] += (uint64_t)a << 32; /* window to chunk coordinates */
+    hits->n = at + found;
     float t_h2d = 0, t_kernel = 0, t_d2h = 0;
     cudaEventElapsedTime(&t_h2d, s->ev[0], s->ev[1]);
-    cudaEventElapsedTime(&t_kernel, s->ev[1], s->ev[2]); /* the last scan, if rescanned */
+    cudaEventElapsedTime(&t_kernel, s->ev[1], s->ev[2]); /* the last scan, if scanned again */
     cudaEventElapsedTime(&t_d2h, s->ev[2], s->ev[3]);
     pthread_mutex_lock(&st->mu);
     st->h2d_ms += t_h2d;
     st->kernel_ms += t_kernel;
     st->d2h_ms += t_d2h;
     st->h2d_bytes += bytes;
-    st->d2h_bytes += n * sizeof *s->hits;
-    st->text_bytes += c->len;
+    st->d2h_bytes += found * sizeof *s->hits;
+    st->text_bytes += n;
     st->rescans += rescans;
     pthread_mutex_unlock(&st->mu);
+    return 0;
+}
+
+static int scan_on(cuda_t *st, slot_t *s, const sg_chunk_t *c, sg_hits_t *hits, char *err, size_t errsz)
+{
+    CK(cudaSetDevice(s->dev->id), "cudaSetDevice");
+    for (size_t a = 0; a < c->len; a += st->window) {
+        size_t n = c->len - a < st->window ? c->len - a : st->window;
+        int r = scan_window(st, s, c, a, n, hits, err, errsz);
+        if (r < 0) return r;
+    }
     return 0;
 }
 
 static int cuda_scan(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits)
 {
     cuda_t *st = be->priv;
-    pthread_mutex_lock(&st->mu);
     slot_t *s = NULL;
+    pthread_mutex_lock(&st->mu);
+    while (!st->init_done) pthread_cond_wait(&st->cv, &st->mu);
+    if (st->init_rc < 0 && !st->reported) {
+        st->reported = 1;
+        if (st->fallback && st->init_rc == SG_ERR_DEVICE) sg_warn("%s; using the cpu backend", st->init_err);
+        else sg_error("%s", st->init_err);
+    }
     while (!st->broken && !s) {
         for (int i = 0; i < st->n_slot && !s; i++)
             if (!st->slot[i].busy) s = &st->slot[i];
         if (!s) pthread_cond_wait(&st->cv, &st->mu);
     }
     if (s) s->busy = 1;
+    int rc = st->init_rc;
     pthread_mutex_unlock(&st->mu);
-    if (!s) return st->fallback ? st->fallback->scan(st->fallback, c, hits) : SG_ERR_DEVICE;
+    if (!s) {
+        if (st->fallback && rc != SG_ERR_INPUT) return st->fallback->scan(st->fallback, c, hits);
+        return rc < 0 ? rc : SG_ERR_DEVICE;
+    }
 
     char err[512];
     size_t before = hits->n;
@@ -311,14 +393,29 @@ static void cuda_stats(sg_backend_t *be, FILE *fp)
 {
     cuda_t *st = be->priv;
     double h2d = st->h2d_ms / 1e3, kern = st->kernel_ms / 1e3, d2h = st->d2h_ms / 1e3;
-    fprintf(fp, "  \"device\": {\"name\": \"%s\", \"devices\": %d, \"streams\": %d, \"chunks\": %llu, "
-                "\"text_bytes\": %llu, \"h2d_bytes\": %llu, \"d2h_bytes\": %llu, \"h2d_seconds\": %.4f, "
-                "\"kernel_seconds\": %.4f, \"d2h_seconds\": %.4f, \"kernel_gbps\": %.1f, \"h2d_gbps\": %.1f, "
-                "\"rescans\": %llu, \"fell_back_to_cpu\": %s},\n",
-            st->dev[0].name, st->n_dev, st->n_slot, (unsigned long long)st->chunks,
+    fprintf(fp, "  \"device\": {\"name\": \"%s\", \"devices\": %d, \"streams\": %d, \"window_bases\": %zu, "
+                "\"windows\": %llu, \"text_bytes\": %llu, \"h2d_bytes\": %llu, \"d2h_bytes\": %llu, "
+                "\"h2d_seconds\": %.6f, \"kernel_seconds\": %.6f, \"d2h_seconds\": %.6f, \"kernel_gbps\": %.1f, "
+                "\"h2d_gbps\": %.1f, \"rescans\": %llu, \"fell_back_to_cpu\": %s},\n",
+            st->n_dev ? st->dev[0].name : "", st->n_dev, st->n_slot, st->window, (unsigned long long)st->windows,
             (unsigned long long)st->text_bytes, (unsigned long long)st->h2d_bytes, (unsigned long long)st->d2h_bytes,
             h2d, kern, d2h, kern > 0 ? st->text_bytes / kern / 1e9 : 0.0, h2d > 0 ? st->h2d_bytes / h2d / 1e9 : 0.0,
             (unsigned long long)st->rescans, st->broken ? "true" : "false");
+}
+
+static void cuda_destroy(sg_backend_t *be)
+{
+    cuda_t *st = be->priv;
+    pthread_join(st->init_thread, NULL);
+    for (int i = 0; i < st->n_slot; i++) slot_free(&st->slot[i]);
+    for (int i = 0; i < st->n_dev; i++) device_free(&st->dev[i]);
+    if (st->fallback) st->fallback->free(st->fallback);
+    sg_plan_free(&st->plan);
+    pthread_mutex_destroy(&st->mu);
+    pthread_cond_destroy(&st->cv);
+    free(st->slot);
+    free(st);
+    free(be);
 }
 
 static int parse_devices(const char *s, int *ids, int *n, char *err, size_t errsz)
@@ -332,9 +429,8 @@ static int parse_devices(const char *s, int *ids, int *n, char *err, size_t errs
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         long v;
         if (*n == MAX_DEVICES || sg_parse_int(t, 0, 1023, &v) < 0) {
-            snprintf(err, errsz, "invalid --device '%s' (GPU indices such as 0 or 0,1)", s);
-            free(copy);
-            return SG_ERR_INPUT;
+            *n = 0;
+            break;
         }
         ids[(*n)++] = (int)v;
     }
@@ -346,14 +442,20 @@ static int parse_devices(const char *s, int *ids, int *n, char *err, size_t errs
     return 0;
 }
 
-/* Device memory one slot needs for chunks of this size. */
-static size_t slot_bytes(size_t chunk) { return text_bytes_for(chunk) + (chunk / 64 + 4096) * 8 + 64; }
-
-static int open_devices(cuda_t *st, const sg_backend_opts_t *o, size_t *chunk, char *err, size_t errsz)
+/* What must be known before the run starts: the options are valid, and
+ * there is a driver and each device asked for. */
+static int check_devices(cuda_t *st, const sg_backend_opts_t *o, char *err, size_t errsz)
 {
-    int ids[MAX_DEVICES], n_ids, count = 0;
-    int r = parse_devices(o->device, ids, &n_ids, err, errsz);
+    int r = parse_devices(o->device, st->ids, &st->n_ids, err, errsz);
     if (r < 0) return r;
+    const char *lim = getenv("SEQGPU_CUDA_MEM_LIMIT");
+    if (lim && sg_parse_size(lim, &st->mem_limit) < 0) {
+        snprintf(err, errsz, "invalid SEQGPU_CUDA_MEM_LIMIT '%s'", lim);
+        return SG_ERR_INPUT;
+    }
+    const char *fault = getenv("SEQGPU_CUDA_FAULT");
+    st->fault_at = fault ? atol(fault) : 0;
+    int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e == cudaErrorInsufficientDriver) {
         snprintf(err, errsz, "no CUDA driver (libcuda.so.1), or one older than this build's CUDA %d.%d runtime",
@@ -365,51 +467,11 @@ static int open_devices(cuda_t *st, const sg_backend_opts_t *o, size_t *chunk, c
         snprintf(err, errsz, "no CUDA device");
         return SG_ERR_DEVICE;
     }
-    size_t limit = 0;
-    const char *cap = getenv("SEQGPU_CUDA_MEM_LIMIT"); /* for testing out-of-memory paths */
-    if (cap && sg_parse_size(cap, &limit) < 0) {
-        snprintf(err, errsz, "invalid SEQGPU_CUDA_MEM_LIMIT '%s'", cap);
-        return SG_ERR_INPUT;
-    }
-    *chunk = CHUNK_DEFAULT;
-    for (int i = 0; i < n_ids; i++) {
-        if (ids[i] >= count) {
-            snprintf(err, errsz, "no CUDA device %d (this machine has %d)", ids[i], count);
+    for (int i = 0; i < st->n_ids; i++)
+        if (st->ids[i] >= count) {
+            snprintf(err, errsz, "no CUDA device %d (this machine has %d)", st->ids[i], count);
             return SG_ERR_DEVICE;
         }
-        device_t *d = &st->dev[st->n_dev++];
-        d->id = ids[i];
-        struct cudaDeviceProp p;
-        CK(cudaSetDevice(d->id), "cudaSetDevice");
-        CK(cudaGetDeviceProperties(&p, d->id), "cudaGetDeviceProperties");
-        if (p.major < 7 || (p.major == 7 && p.minor < 5)) {
-            snprintf(err, errsz, "CUDA device %d (%s) has compute capability %d.%d; seqgpu needs 7.5 or newer", d->id,
-                     p.name, p.major, p.minor);
-            return SG_ERR_DEVICE;
-        }
-        snprintf(d->name, sizeof d->name, "%.127s", p.name);
-        d->lim.n_sm = p.multiProcessorCount;
-        d->lim.smem_optin = p.sharedMemPerBlockOptin;
-        CK(sg_cuda_prepare(&d->lim), "setting kernel attributes");
-        if ((r = upload_plan(st, d, err, errsz)) < 0) return r;
-        size_t free_b = 0, total_b = 0;
-        CK(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-        if (limit && limit < free_b) free_b = limit;
-        /* batch size from the free memory: halve the chunk until the slots fit in 80% of it */
-        while (*chunk > CHUNK_MIN && SLOTS_PER_DEVICE * slot_bytes(*chunk) > free_b / 10 * 8) *chunk /= 2;
-        if (SLOTS_PER_DEVICE * slot_bytes(*chunk) > free_b / 10 * 8) {
-            snprintf(err, errsz, "CUDA device %d has %zu MB free, too little for %d batches of %zu MB", d->id,
-                     free_b >> 20, SLOTS_PER_DEVICE, *chunk >> 20);
-            return SG_ERR_DEVICE;
-        }
-    }
-    st->n_slot = st->n_dev * SLOTS_PER_DEVICE;
-    st->slot = sg_calloc(st->n_slot, sizeof *st->slot);
-    for (int i = 0; i < st->n_slot; i++) {
-        device_t *d = &st->dev[i % st->n_dev];
-        CK(cudaSetDevice(d->id), "cudaSetDevice");
-        if ((r = slot_init(&st->slot[i], d, *chunk, err, errsz)) < 0) return r;
-    }
     return 0;
 }
 
@@ -418,41 +480,38 @@ int sg_backend_cuda(const sg_backend_opts_t *o, sg_backend_t **out, char *err, s
     cuda_t *st = sg_calloc(1, sizeof *st);
     st->ms = o->motifs;
     st->skip_masked = o->skip_masked;
+    st->overlap = o->motifs->max_len ? o->motifs->max_len - 1 : 0;
+    for (int i = 0; i < o->motifs->n_pat; i++) st->masks_len += o->motifs->pat[i].len;
+    int r = check_devices(st, o, err, errsz);
+    if (r == 0) r = sg_plan_make(o->motifs, o->kernel ? o->kernel : "auto", VECTOR_MAX, &st->plan, err, errsz);
+    if (r == 0 && o->fallback) r = sg_backend_cpu(o, &st->fallback, err, errsz);
+    if (r < 0) {
+        if (st->fallback) st->fallback->free(st->fallback);
+        sg_plan_free(&st->plan);
+        free(st);
+        return r;
+    }
     pthread_mutex_init(&st->mu, NULL);
     pthread_cond_init(&st->cv, NULL);
     sg_backend_t *be = sg_calloc(1, sizeof *be);
-    be->priv = st;
-    be->free = cuda_destroy;
-    int r = sg_plan_make(o->motifs, o->kernel ? o->kernel : "auto", VECTOR_MAX, &st->plan, err, errsz);
-    if (r < 0) {
-        free(st);
-        free(be);
-        return r;
-    }
-    const char *fault = getenv("SEQGPU_CUDA_FAULT");
-    st->fault_at = fault ? atol(fault) : 0;
-    for (int i = 0; i < o->motifs->n_pat; i++) {
-        st->masks_len += o->motifs->pat[i].len;
-        if (o->motifs->pat[i].len > st->vector_max_len) st->vector_max_len = o->motifs->pat[i].len;
-    }
-    size_t chunk;
-    if ((r = open_devices(st, o, &chunk, err, errsz)) < 0) {
-        cuda_destroy(be);
-        return r;
-    }
-    if (o->fallback && (r = sg_backend_cpu(o, &st->fallback, err, errsz)) < 0) {
-        cuda_destroy(be);
-        return r;
-    }
     be->name = "cuda";
-    be->max_par = st->n_slot;
-    be->chunk_size = chunk;
+    be->max_par = SLOTS_PER_DEVICE * st->n_ids;
+    be->chunk_size = CHUNK_SIZE;
     be->scan = cuda_scan;
     be->stats = cuda_stats;
+    be->free = cuda_destroy;
+    be->priv = st;
+    if (pthread_create(&st->init_thread, NULL, init_main, st) != 0) {
+        snprintf(err, errsz, "cannot start the device set-up thread");
+        sg_plan_free(&st->plan);
+        if (st->fallback) st->fallback->free(st->fallback);
+        free(st);
+        free(be);
+        return SG_ERR_SYSTEM;
+    }
     char plan[96];
     sg_plan_describe(&st->plan, plan, sizeof plan);
-    snprintf(be->desc, sizeof be->desc, "cuda, %d x %.60s (%d SMs), %d streams: %s", st->n_dev, st->dev[0].name,
-             st->dev[0].lim.n_sm, st->n_slot, plan);
+    snprintf(be->desc, sizeof be->desc, "cuda, %d device(s), %d streams each: %s", st->n_ids, SLOTS_PER_DEVICE, plan);
     *out = be;
     return 0;
 }

@@ -193,7 +193,6 @@ __global__ void __launch_bounds__(kThreads) k_qgram(const sg_dscan_t a)
     }
 }
 
-size_t sunday_smem(const sg_dscan_t *a) { return ((a->masks_len + 15) & ~15u) + 32ull * a->n_sunday; }
 size_t qgram_smem(const sg_dscan_t *a) { return a->qbits_words * sizeof(unsigned long long); }
 
 unsigned grid_for(uint64_t work_items, const sg_dlimits_t *lim)
@@ -205,11 +204,21 @@ unsigned grid_for(uint64_t work_items, const sg_dlimits_t *lim)
 
 } // namespace
 
-extern "C" cudaError_t sg_cuda_prepare(const sg_dlimits_t *lim)
+// The dynamic shared memory a kernel may ask for: the block's limit less its static shared memory.
+template <typename K>
+cudaError_t raise_smem(K kernel, size_t optin, size_t *dynamic)
 {
-    cudaError_t e = cudaFuncSetAttribute(k_sunday, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)lim->smem_optin);
-    if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(k_qgram<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)lim->smem_optin);
+    cudaFuncAttributes fa;
+    cudaError_t e = cudaFuncGetAttributes(&fa, kernel);
+    if (e != cudaSuccess) return e;
+    *dynamic = optin > fa.sharedSizeBytes ? optin - fa.sharedSizeBytes : 0;
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*dynamic);
+}
+
+extern "C" cudaError_t sg_cuda_prepare(sg_dlimits_t *lim)
+{
+    cudaError_t e = raise_smem(k_sunday, lim->smem_optin, &lim->sunday_smem);
+    if (e == cudaSuccess) e = raise_smem(k_qgram<true>, lim->smem_optin, &lim->qgram_smem);
     return e;
 }
 
@@ -217,8 +226,8 @@ extern "C" cudaError_t sg_cuda_scan(const sg_dscan_t *a, const sg_dlimits_t *lim
 {
     if (a->n_start == 0) return cudaSuccess;
     if (a->n_sunday) {
-        size_t smem = sunday_smem(a);
-        if (smem > lim->smem_optin) return cudaErrorInvalidConfiguration;
+        size_t smem = sg_cuda_sunday_smem(a->masks_len, a->n_sunday);
+        if (smem > lim->sunday_smem) return cudaErrorInvalidConfiguration;
         k_sunday<<<grid_for((a->n_start + kSundaySegment - 1) / kSundaySegment, lim), kThreads, smem, s>>>(*a);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
@@ -232,7 +241,7 @@ extern "C" cudaError_t sg_cuda_scan(const sg_dscan_t *a, const sg_dlimits_t *lim
     if (a->q) {
         uint64_t threads = (a->n_start + a->max_off + 63) / 64;
         size_t smem = qgram_smem(a);
-        if (smem <= lim->smem_optin) k_qgram<true><<<grid_for(threads, lim), kThreads, smem, s>>>(*a);
+        if (smem <= lim->qgram_smem) k_qgram<true><<<grid_for(threads, lim), kThreads, smem, s>>>(*a);
         else k_qgram<false><<<grid_for(threads, lim), kThreads, 0, s>>>(*a);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;

@@ -52,8 +52,16 @@ typedef struct {
 /* What the launches may use of the device. */
 typedef struct {
     int n_sm;
-    size_t smem_optin; /* largest dynamic shared memory a block may ask for */
+    size_t smem_optin;  /* shared memory a block may have (static + dynamic) */
+    size_t sunday_smem; /* largest dynamic shared memory of each kernel: set by sg_cuda_prepare */
+    size_t qgram_smem;
 } sg_dlimits_t;
+
+/** Dynamic shared memory the Sunday kernel needs: its patterns and shift tables. */
+static inline size_t sg_cuda_sunday_smem(uint32_t masks_len, int n_sunday)
+{
+    return ((masks_len + 15) & ~15u) + 32ull * n_sunday;
+}
 
 /**
  * Queue the kernels for one chunk on stream s (the counter must be zeroed
@@ -61,8 +69,9 @@ typedef struct {
  */
 cudaError_t sg_cuda_scan(const sg_dscan_t *a, const sg_dlimits_t *lim, cudaStream_t s);
 
-/** Make the kernels' shared-memory limits what lim allows (once per device). */
-cudaError_t sg_cuda_prepare(const sg_dlimits_t *lim);
+/** Raise the kernels' dynamic shared-memory limits to what the device allows
+ * (once per device, current); fills lim->sunday_smem and lim->qgram_smem. */
+cudaError_t sg_cuda_prepare(sg_dlimits_t *lim);
 
 #ifdef __cplusplus
 }

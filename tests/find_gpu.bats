@@ -23,7 +23,7 @@ same_as_cpu() {
 @test "gpu: auto picks cuda and names the device in --stats" {
     run seqgpu find -q -m GAATTC --stats "$T/s.json" "$LAMBDA"
     assert_success
-    run python3 -c "import json; s=json.load(open('$T/s.json')); print(s['backend'], s['device']['chunks'] >= 1)"
+    run python3 -c "import json; s=json.load(open('$T/s.json')); print(s['backend'], s['device']['windows'] >= 1)"
     assert_output "cuda True"
 }
 
