@@ -32,15 +32,23 @@ SG_CPPFLAGS += -DSG_HAVE_CUDA -I$(CUDA_HOME)/include
 SG_LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
 endif
 
+# OpenCL: when the headers and the ICD loader (pkg-config OpenCL) are there.
+OPENCL ?= $(shell printf '\043include <CL/cl.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && pkg-config --exists OpenCL 2>/dev/null && echo 1 || echo 0)
+ifeq ($(OPENCL),1)
+OPENCL_C_SRC := opencl/backend_opencl.c
+SG_CPPFLAGS  += -DSG_HAVE_OPENCL
+SG_LIBS      += $(or $(shell pkg-config --libs OpenCL 2>/dev/null),-lOpenCL)
+endif
+
 CORE_SRC := src/log.c src/cli.c src/pipeline.c src/motif.c src/chunk.c src/hits.c src/kernels.c \
-            src/backend.c src/backend_cpu.c formats/seqio.c formats/output.c formats/json.c $(CUDA_C_SRC)
+            src/backend.c src/backend_cpu.c formats/seqio.c formats/output.c formats/json.c $(CUDA_C_SRC) $(OPENCL_C_SRC)
 CLI_SRC  := src/main.c src/find.c
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CUDA_CU_OBJ)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test demo bench install clean deps test-deps
+.PHONY: all test demo bench install clean deps test-deps units FORCE
 all: bin/seqgpu
 
 bin/seqgpu: $(CLI_OBJ) $(BUILD)/libseqgpu.a
@@ -51,11 +59,26 @@ $(BUILD)/libseqgpu.a: $(CORE_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/%.o: %.c
+# rebuild everything when the flags change (CFLAGS, CUDA=0, OPENCL=0, ...)
+FLAGS_NOW = $(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) $(LDFLAGS) $(SG_LIBS) $(NVCC) $(NVCCFLAGS) $(NVCC_ARCH)
+$(BUILD)/flags: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
+FORCE:
+
+$(BUILD)/%.o: %.c $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/cuda/%.o: cuda/%.cu cuda/find_kernels.h
+# the OpenCL kernels, embedded as a C string
+$(BUILD)/opencl/find_kernels_cl.h: opencl/find_kernels.cl
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
+
+$(BUILD)/opencl/backend_opencl.o: $(BUILD)/opencl/find_kernels_cl.h
+$(BUILD)/opencl/backend_opencl.o: SG_CPPFLAGS += -I$(BUILD)/opencl
+
+$(BUILD)/cuda/%.o: cuda/%.cu cuda/find_kernels.h $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -std=c++17 $(NVCC_ARCH) -c -o $@ $<
 

@@ -40,7 +40,7 @@ static void usage(FILE *fp)
 "      --device INT[,INT] GPU index(es)                     [0]\n"
 "      --skip-masked      lowercase (soft-masked) bases never match\n"
 "      --stats FILE       write a JSON run summary (bases, hits per motif, backend, stage times)\n"
-"      --kernel STR       scanning kernel: auto, or for cpu sunday | vector | qgram   [auto]\n"
+"      --kernel STR       auto | sunday | vector | qgram (opencl: no sunday)  [auto]\n"
 "      --chunk-size SIZE  bytes of input per chunk, e.g. 4M  [backend's choice]\n"
 "  -q, --quiet            no progress or summary lines on stderr\n"
 "  -h, --help             show this help and exit\n"

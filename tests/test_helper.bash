@@ -18,3 +18,9 @@ have_cuda() {
     printf '>a\nACGT\n' > "$BATS_TEST_TMPDIR/probe.fa"
     "$SEQGPU" find -q -b cuda -m ACGT "$BATS_TEST_TMPDIR/probe.fa" >/dev/null 2>&1
 }
+
+# true when an OpenCL platform with a device is there (PoCL in CI)
+have_opencl() {
+    printf '>a\nACGT\n' > "$BATS_TEST_TMPDIR/probe.fa"
+    "$SEQGPU" find -q -b opencl -m ACGT "$BATS_TEST_TMPDIR/probe.fa" >/dev/null 2>&1
+}
