@@ -7,7 +7,8 @@
 # motifs it runs on a 10 Mb slice and its time is scaled by the size ratio
 # (marked); it runs once per case, seqgpu REPEATS times.
 #
-# Environment: SIZE (3.1G), THREADS (nproc), REPEATS (3), BENCH_DIR (bench/data)
+# Environment: SIZE (3.1G), THREADS (nproc), REPEATS (3), BENCH_DIR (bench/data),
+# BACKENDS (the backends to time: "cuda opencl cpu")
 set -eu
 cd "$(dirname "$0")/.."
 SIZE=${SIZE:-3.1G}
@@ -15,6 +16,7 @@ THREADS=${THREADS:-$(nproc)}
 REPEATS=${REPEATS:-3}
 BENCH_DIR=${BENCH_DIR:-bench/data}
 SEQGPU=${SEQGPU:-bin/seqgpu}
+BACKENDS=${BACKENDS:-cuda opencl cpu}
 mkdir -p "$BENCH_DIR"
 genome=$BENCH_DIR/genome_$SIZE.fa
 slice=$BENCH_DIR/genome_10M.fa
@@ -73,13 +75,16 @@ for case in one_8mer 1000_20mers; do
     note=""; [ "$scale" = 1 ] || note=" (10 Mb slice x $(printf %.0f "$scale"))"
     printf '| %s | seqkit locate -i --bed -j %s | %s%s | %s | %s |  |\n' "$case" "$THREADS" "$sk_t" "$note" "$2" \
         "$( [ "$scale" = 1 ] && hits "$BENCH_DIR/seqkit_$case.out" || echo "-")"
-    for be in cuda cpu; do
+    for be in $BACKENDS; do
         set -- $(run seqgpu_${be}_$case "$SEQGPU" find -q -b $be -t "$THREADS" --stats "$BENCH_DIR/stats_${be}_$case.json" $sg "$genome")
         printf '| %s | seqgpu find -b %s | %s | %s | %s | %sx |\n' "$case" "$be" "$1" "$2" "$(hits "$BENCH_DIR/seqgpu_${be}_$case.out")" \
             "$(awk -v a="$sk_t" -v b="$1" 'BEGIN {printf "%.1f", a / b}')"
         eval "t_${be}_$case=$1"
     done
-    cmp -s "$BENCH_DIR/seqgpu_cuda_$case.out" "$BENCH_DIR/seqgpu_cpu_$case.out" || echo "# WARNING: cuda and cpu outputs differ ($case)"
+    for be in $BACKENDS; do
+        cmp -s "$BENCH_DIR/seqgpu_${be}_$case.out" "$BENCH_DIR/seqgpu_cpu_$case.out" ||
+            echo "# WARNING: $be and cpu outputs differ ($case)"
+    done
 done
 echo
 echo "1000 motifs / one motif on cuda: $(awk -v a="$t_cuda_1000_20mers" -v b="$t_cuda_one_8mer" 'BEGIN {printf "%.2f", a / b}')x"
