@@ -40,9 +40,10 @@ SG_CPPFLAGS  += -DSG_HAVE_OPENCL
 SG_LIBS      += $(or $(shell pkg-config --libs OpenCL 2>/dev/null),-lOpenCL)
 endif
 
-CORE_SRC := src/log.c src/cli.c src/pipeline.c src/motif.c src/chunk.c src/hits.c src/kernels.c \
+CORE_SRC := src/log.c src/cli.c src/pipeline.c src/motif.c src/chunk.c src/input.c src/hits.c src/kernels.c \
+            src/kmer.c src/graph.c src/repeats.c formats/gfa.c \
             src/backend.c src/backend_cpu.c formats/seqio.c formats/output.c formats/json.c $(CUDA_C_SRC) $(OPENCL_C_SRC)
-CLI_SRC  := src/main.c src/find.c
+CLI_SRC  := src/main.c src/find.c src/scc.c
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CUDA_CU_OBJ)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit_*.c)

@@ -17,6 +17,7 @@ sg_chunk_t *sg_chunk_new(size_t cap)
 void sg_chunk_free(sg_chunk_t *c)
 {
     if (!c) return;
+    if (c->out_free) c->out_free(c->out);
     free(c->seq);
     free(c->seg);
     free(c->names);

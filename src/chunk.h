@@ -43,6 +43,10 @@ typedef struct sg_chunk {
     int file_end;     /* last block of its file */
     char *err;        /* parse error message (without the record), or NULL */
     int err_seg;      /* record of the block the error is in (segment index, or n_seg if not added yet) */
+
+    /* what a command's later steps attach (find: the formatted hits), freed with the chunk */
+    void *out;
+    void (*out_free)(void *out);
 } sg_chunk_t;
 
 /** A chunk with room for cap bytes of sequence. */

@@ -11,10 +11,9 @@
 
 #include "../formats/json.h"
 #include "../formats/output.h"
-#include "../formats/seqio.h"
 #include "backend.h"
-#include "chunk.h"
 #include "cli.h"
+#include "input.h"
 #include "log.h"
 #include "motif.h"
 #include "pipeline.h"
@@ -60,103 +59,32 @@ static void usage(FILE *fp)
 }
 
 typedef struct {
-    sg_chunk_t *c;
-    sg_chunk_text_t text;
-} item_t;
-
-typedef struct {
-    sg_reader_t *reader;
-    sg_chunker_t chunker;
+    sg_input_t in; /* first: the input steps take the context as theirs */
     sg_backend_t *backend;
     sg_formatter_t fmt;
     sg_writer_t writer;
     const sg_motif_set_t *ms;
     uint64_t bases;
-    sg_emit_t *emit; /* the link step's, while it runs */
 } find_ctx_t;
 
-static item_t *item_new(sg_chunk_t *c)
+static void text_free(void *p)
 {
-    item_t *it = sg_calloc(1, sizeof *it);
-    it->c = c;
-    return it;
-}
-
-static void item_free(void *ctx, void *p)
-{
-    (void)ctx;
-    item_t *it = p;
-    if (!it) return;
-    sg_chunk_free(it->c);
-    sg_chunk_text_free(&it->text);
-    free(it);
-}
-
-static int step_read(void *vctx, void *item, sg_emit_t *emit)
-{
-    (void)item;
-    find_ctx_t *ctx = vctx;
-    sg_chunk_t *c;
-    int r = sg_reader_next(ctx->reader, &c);
-    if (r > 0) sg_emit(emit, item_new(c));
-    return r;
-}
-
-static int step_parse(void *vctx, void *item, sg_emit_t *emit)
-{
-    (void)vctx;
-    (void)emit;
-    item_t *it = item;
-    if (sg_parse_block(it->c) < 0) {
-        /* the error stays in the chunk: step_link reports it in input order */
-    }
-    return 0;
-}
-
-static void link_out(void *arg, sg_chunk_t *c)
-{
-    find_ctx_t *ctx = arg;
-    sg_emit(ctx->emit, item_new(c));
-}
-
-static int step_link(void *vctx, void *item, sg_emit_t *emit)
-{
-    find_ctx_t *ctx = vctx;
-    item_t *it = item;
-    ctx->emit = emit;
-    if (!it) {
-        sg_chunker_push(&ctx->chunker, NULL, link_out, ctx);
-        return 0;
-    }
-    sg_chunk_t *c = it->c;
-    it->c = NULL;
-    item_free(ctx, it);
-    if (c->err) {
-        int64_t recno;
-        const char *name;
-        sg_chunker_locate(&ctx->chunker, c, c->err_seg, &recno, &name);
-        const char *path = sg_reader_path(ctx->reader, c->file);
-        if (name)
-            sg_error("'%s': record %lld ('%s'): %s", path, (long long)recno, name, c->err);
-        else
-            sg_error("'%s': record %lld: %s", path, (long long)recno, c->err);
-        sg_chunk_free(c);
-        return SG_ERR_INPUT;
-    }
-    sg_chunker_push(&ctx->chunker, c, link_out, ctx);
-    return 0;
+    sg_chunk_text_free(p);
+    free(p);
 }
 
 static int step_scan(void *vctx, void *item, sg_emit_t *emit)
 {
     (void)emit;
     find_ctx_t *ctx = vctx;
-    item_t *it = item;
+    sg_chunk_t *c = item;
     sg_hits_t hits = {0};
-    int r = ctx->backend->scan(ctx->backend, it->c, &hits);
+    int r = ctx->backend->scan(ctx->backend, c, &hits);
     if (r == 0) {
         sg_hits_sort(&hits);
-        sg_format_chunk(&ctx->fmt, it->c, &hits, &it->text);
+        c->out = sg_calloc(1, sizeof(sg_chunk_text_t));
+        c->out_free = text_free;
+        sg_format_chunk(&ctx->fmt, c, &hits, c->out);
     }
     sg_hits_free(&hits);
     return r;
@@ -165,11 +93,11 @@ static int step_scan(void *vctx, void *item, sg_emit_t *emit)
 static int step_write(void *vctx, void *item, sg_emit_t *emit)
 {
     find_ctx_t *ctx = vctx;
-    item_t *it = item;
-    if (!it) return 0;
-    for (int i = 0; i < it->c->n_seg; i++) ctx->bases += it->c->seg[i].len;
-    int r = sg_writer_put(&ctx->writer, it->c, &it->text);
-    sg_emit(emit, it);
+    sg_chunk_t *c = item;
+    if (!c) return 0;
+    for (int i = 0; i < c->n_seg; i++) ctx->bases += c->seg[i].len;
+    int r = sg_writer_put(&ctx->writer, c, c->out);
+    sg_emit(emit, c);
     return r;
 }
 
@@ -203,7 +131,7 @@ static int write_stats(const find_opts_t *o, const find_ctx_t *ctx, const double
     fprintf(fp, "],\n  \"backend\": \"%s\",\n  \"backend_detail\": ", ctx->backend->name);
     sg_json_str(fp, ctx->backend->desc);
     fprintf(fp, ",\n  \"threads\": %d,\n  \"input_bytes\": %llu,\n  \"records\": %lld,\n  \"bases\": %llu,\n",
-            o->threads, (unsigned long long)sg_reader_bytes(ctx->reader), (long long)ctx->chunker.n_rec,
+            o->threads, (unsigned long long)sg_reader_bytes(ctx->in.reader), (long long)ctx->in.chunker.n_rec,
             (unsigned long long)ctx->bases);
     fputs("  \"motifs\": [\n", fp);
     for (int m = 0; m < ms->n_motif; m++) {
@@ -339,19 +267,18 @@ int main_find(int argc, char **argv)
         goto out;
     }
     size_t chunk = o.chunk_size ? o.chunk_size : ctx.backend->chunk_size;
-    ctx.reader = sg_reader_new(o.inputs, o.n_inputs, chunk, o.threads);
-    sg_chunker_init(&ctx.chunker, ms.max_len - 1);
+    sg_input_init(&ctx.in, o.inputs, o.n_inputs, chunk, o.threads, ms.max_len - 1);
 
     const sg_step_t steps[N_STEPS] = {
-        {step_names[STEP_READ], step_read, 1, 0},
-        {step_names[STEP_PARSE], step_parse, 0, 0},
-        {step_names[STEP_CHUNK], step_link, 1, 0},
+        {step_names[STEP_READ], sg_input_read, 1, 0},
+        {step_names[STEP_PARSE], sg_input_parse, 0, 0},
+        {step_names[STEP_CHUNK], sg_input_chunk, 1, 0},
         {step_names[STEP_SCAN], step_scan, 0, ctx.backend->max_par},
         {step_names[STEP_WRITE], step_write, 1, 0},
     };
     double busy[N_STEPS] = {0};
-    sg_pipeline_opts_t po = {.n_threads = o.threads, .max_items = 2 * o.threads + 4, .free_item = item_free,
-                             .busy = busy};
+    sg_pipeline_opts_t po = {.n_threads = o.threads, .max_items = 2 * o.threads + 4,
+                             .free_item = sg_input_free_chunk, .busy = busy};
     r = sg_pipeline_run(steps, N_STEPS, &ctx, &po);
     int wr = sg_writer_close(&ctx.writer);
     if (r == 0) r = wr;
@@ -362,13 +289,12 @@ int main_find(int argc, char **argv)
         uint64_t hits = 0;
         for (int m = 0; m < ms.n_motif; m++) hits += ctx.writer.total[m];
         sg_info("%lld records, %llu bases, %d motifs, %llu hits; backend %s; real %.3f s, cpu %.3f s, peak RSS %.1f MB",
-                (long long)ctx.chunker.n_rec, (unsigned long long)ctx.bases, ms.n_motif, (unsigned long long)hits,
+                (long long)ctx.in.chunker.n_rec, (unsigned long long)ctx.bases, ms.n_motif, (unsigned long long)hits,
                 ctx.backend->desc, wall, sg_cputime(), sg_peak_rss() / 1048576.0);
     }
     ret = sg_exit_code(r);
     sg_writer_free(&ctx.writer);
-    sg_chunker_free(&ctx.chunker);
-    sg_reader_free(ctx.reader);
+    sg_input_free(&ctx.in);
     sg_formatter_free(&ctx.fmt);
     ctx.backend->free(ctx.backend);
 out:

@@ -10,6 +10,7 @@
 #include "version.h"
 
 int main_find(int argc, char **argv);
+int main_scc(int argc, char **argv);
 
 static void usage(FILE *fp)
 {
@@ -20,6 +21,7 @@ static void usage(FILE *fp)
 "\n"
 "Commands:\n"
 "  find      exact IUPAC motif search over FASTA/FASTQ, both strands (BED, TSV, counts)\n"
+"  scc       repeats (tandem arrays, satellites, families) from de Bruijn graph SCCs\n"
 "  help CMD  show the help of a command\n"
 "  version   show the versions of seqgpu and its libraries\n"
 "\n"
@@ -44,6 +46,7 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "find")) return main_find(argc - 1, argv + 1);
+    if (!strcmp(cmd, "scc")) return main_scc(argc - 1, argv + 1);
     if (!strcmp(cmd, "--version")) {
         printf("seqgpu %s\n", SG_VERSION);
         return SG_EXIT_OK;
@@ -63,6 +66,7 @@ int main(int argc, char **argv)
         }
         char *hargv[] = {argv[2], "-h", NULL};
         if (!strcmp(argv[2], "find")) return main_find(2, hargv);
+        if (!strcmp(argv[2], "scc")) return main_scc(2, hargv);
         fprintf(stderr, "seqgpu: no help for unknown command '%s'\n", argv[2]);
         return SG_EXIT_INPUT;
     }

@@ -4,6 +4,7 @@
   reference.py gen [options] > genome.fa     random FASTA/FASTQ with the awkward cases
   reference.py find [options] MOTIFS IN...   brute-force `seqgpu find` (bed, tsv, count)
   reference.py motifs [options]              random IUPAC motifs as "name<TAB>motif" lines
+  reference.py sim [options] PREFIX          genome with planted tandem arrays, and reads of it
 """
 import argparse
 import gzip
@@ -168,6 +169,57 @@ def gen(args):
                 out.write(seq[i:i + w] + eol)
 
 
+def primitive(u):
+    """Not a power of a shorter string."""
+    return all(u != u[:d] * (len(u) // d) for d in range(1, len(u)) if len(u) % d == 0)
+
+
+def canonical_unit(u):
+    """Least rotation of u or of its reverse complement."""
+    u = u.upper()
+    rots = [u[i:] + u[:i] for i in range(len(u))]
+    r = revcomp(u)
+    rots += [r[i:] + r[:i] for i in range(len(r))]
+    return min(rots)
+
+
+def sim(args):
+    """A genome of unique sequence with tandem arrays of random primitive
+    units planted, and reads from both strands with substitution errors."""
+    rnd = random.Random(args.seed)
+    units = []
+    for p in [int(x) for x in args.periods.split(',')]:
+        while True:
+            u = ''.join(rnd.choice('ACGT') for _ in range(p))
+            if primitive(u) and canonical_unit(u) not in [canonical_unit(x) for x in units]:
+                units.append(u)
+                break
+    parts = []
+    for u in units:
+        parts.append(''.join(rnd.choice('ACGT') for _ in range(args.unique)))
+        parts.append(u * max(args.copies, (args.min_array + len(u) - 1) // len(u)))
+    parts.append(''.join(rnd.choice('ACGT') for _ in range(args.unique)))
+    genome = ''.join(parts)
+    with open(args.prefix + '.genome.fa', 'w') as f:
+        f.write('>genome\n' + genome + '\n')
+    with open(args.prefix + '.units.txt', 'w') as f:
+        for u in units:
+            f.write(canonical_unit(u) + '\n')
+    n = len(genome) * args.coverage // args.read_len
+    sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
+    with open(args.prefix + '.reads.fq', 'w') as f:
+        for i in range(n):
+            p = rnd.randint(0, len(genome) - args.read_len)
+            r = list(genome[p:p + args.read_len])
+            for j in range(len(r)):
+                if rnd.random() < args.errors:
+                    r[j] = rnd.choice(sub[r[j]])
+            r = ''.join(r)
+            if rnd.random() < 0.5:
+                r = revcomp(r)
+            f.write('@r%d\n%s\n+\n%s\n' % (i, r, 'I' * len(r)))
+
+
 def motifs(args):
     rnd = random.Random(args.seed)
     alphabet = 'ACGT' * 8 + 'RYSWKMBDHVN' if args.iupac else 'ACGT'
@@ -207,8 +259,18 @@ def main():
     m.add_argument('--min-len', type=int, default=3)
     m.add_argument('--max-len', type=int, default=12)
     m.add_argument('--iupac', action='store_true')
+    t = sub.add_parser('sim')
+    t.add_argument('--seed', type=int, default=1)
+    t.add_argument('--periods', default='1,2,7,31,171')
+    t.add_argument('--copies', type=int, default=20)
+    t.add_argument('--min-array', type=int, default=600)
+    t.add_argument('--unique', type=int, default=20000)
+    t.add_argument('--coverage', type=int, default=30)
+    t.add_argument('--read-len', type=int, default=150)
+    t.add_argument('--errors', type=float, default=0.005)
+    t.add_argument('prefix')
     a = ap.parse_args()
-    {'gen': gen, 'find': find, 'motifs': motifs}[a.cmd](a)
+    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim}[a.cmd](a)
 
 
 if __name__ == '__main__':

@@ -1,0 +1,67 @@
+#include "input.h"
+#include "log.h"
+
+void sg_input_init(sg_input_t *in, char *const *paths, int n_paths, size_t chunk, int n_threads, size_t overlap)
+{
+    in->reader = sg_reader_new(paths, n_paths, chunk, n_threads);
+    sg_chunker_init(&in->chunker, overlap);
+    in->emit = NULL;
+}
+
+void sg_input_free(sg_input_t *in)
+{
+    sg_chunker_free(&in->chunker);
+    sg_reader_free(in->reader);
+    in->reader = NULL;
+}
+
+int sg_input_read(void *ctx, void *item, sg_emit_t *emit)
+{
+    (void)item;
+    sg_input_t *in = ctx;
+    sg_chunk_t *c;
+    int r = sg_reader_next(in->reader, &c);
+    if (r > 0) sg_emit(emit, c);
+    return r;
+}
+
+int sg_input_parse(void *ctx, void *item, sg_emit_t *emit)
+{
+    (void)ctx;
+    (void)emit;
+    if (sg_parse_block(item) < 0) {
+        /* the error stays in the chunk: sg_input_chunk reports it in input order */
+    }
+    return 0;
+}
+
+static void chunk_out(void *arg, sg_chunk_t *c)
+{
+    sg_input_t *in = arg;
+    sg_emit(in->emit, c);
+}
+
+int sg_input_chunk(void *ctx, void *item, sg_emit_t *emit)
+{
+    sg_input_t *in = ctx;
+    sg_chunk_t *c = item;
+    in->emit = emit;
+    if (c && c->err) {
+        int64_t recno;
+        const char *name;
+        sg_chunker_locate(&in->chunker, c, c->err_seg, &recno, &name);
+        const char *path = sg_reader_path(in->reader, c->file);
+        if (name) sg_error("'%s': record %lld ('%s'): %s", path, (long long)recno, name, c->err);
+        else sg_error("'%s': record %lld: %s", path, (long long)recno, c->err);
+        sg_chunk_free(c);
+        return SG_ERR_INPUT;
+    }
+    sg_chunker_push(&in->chunker, c, chunk_out, in);
+    return 0;
+}
+
+void sg_input_free_chunk(void *ctx, void *item)
+{
+    (void)ctx;
+    sg_chunk_free(item);
+}

@@ -1,0 +1,32 @@
+/* The first three steps of every pipeline over FASTA/FASTQ input: read (one
+ * thread), parse (all threads), chunk (in order). Their items are chunks. */
+#ifndef SG_INPUT_H
+#define SG_INPUT_H
+
+#include "../formats/seqio.h"
+#include "chunk.h"
+#include "pipeline.h"
+
+typedef struct {
+    sg_reader_t *reader;
+    sg_chunker_t chunker;
+    sg_emit_t *emit; /* the chunk step's, while it runs */
+} sg_input_t;
+
+/**
+ * @param chunk    bytes of input per chunk
+ * @param overlap  bases each chunk carries from the next (longest pattern - 1)
+ */
+void sg_input_init(sg_input_t *in, char *const *paths, int n_paths, size_t chunk, int n_threads, size_t overlap);
+void sg_input_free(sg_input_t *in);
+
+/* Steps for sg_pipeline_run: ctx must point to a struct whose first member
+ * is the sg_input_t. */
+int sg_input_read(void *ctx, void *item, sg_emit_t *emit);
+int sg_input_parse(void *ctx, void *item, sg_emit_t *emit);
+int sg_input_chunk(void *ctx, void *item, sg_emit_t *emit);
+
+/** free_item for pipelines whose items are chunks. */
+void sg_input_free_chunk(void *ctx, void *item);
+
+#endif

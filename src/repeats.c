@@ -1,0 +1,346 @@
+#define _GNU_SOURCE
+#include "repeats.h"
+#include "log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t sg_least_rotation(const char *s, uint64_t n)
+{
+    if (n < 2) return 0;
+    int64_t *f = sg_malloc(2 * n * sizeof *f);
+    for (uint64_t i = 0; i < 2 * n; i++) f[i] = -1;
+    uint64_t k = 0;
+    for (uint64_t j = 1; j < 2 * n; j++) {
+        char sj = s[j % n];
+        int64_t i = f[j - k - 1];
+        while (i != -1 && sj != s[(k + i + 1) % n]) {
+            if (sj < s[(k + i + 1) % n]) k = j - i - 1;
+            i = f[i];
+        }
+        if (i == -1 && sj != s[k % n]) {
+            if (sj < s[k % n]) k = j;
+            f[j - k] = -1;
+        } else {
+            f[j - k] = i + 1;
+        }
+    }
+    free(f);
+    return k % n;
+}
+
+static char comp_base(char c)
+{
+    switch (c) {
+    case 'A': return 'T';
+    case 'C': return 'G';
+    case 'G': return 'C';
+    case 'T': return 'A';
+    default: return 'N';
+    }
+}
+
+static char *rotate(const char *s, uint64_t n, uint64_t at)
+{
+    char *r = sg_malloc(n + 1);
+    memcpy(r, s + at, n - at);
+    memcpy(r + n - at, s, at);
+    r[n] = 0;
+    return r;
+}
+
+char *sg_canonical_unit(const char *s, uint64_t n)
+{
+    char *up = sg_malloc(n + 1), *rc = sg_malloc(n + 1);
+    for (uint64_t i = 0; i < n; i++) up[i] = (char)toupper((unsigned char)s[i]);
+    for (uint64_t i = 0; i < n; i++) rc[i] = comp_base(up[n - 1 - i]);
+    up[n] = rc[n] = 0;
+    char *a = rotate(up, n, sg_least_rotation(up, n)), *b = rotate(rc, n, sg_least_rotation(rc, n));
+    free(up);
+    free(rc);
+    if (strcmp(b, a) < 0) {
+        free(a);
+        return b;
+    }
+    free(b);
+    return a;
+}
+
+/* Append vertex v's oriented sequence, less its first skip bases, to out. */
+static void spell(const sg_graph_t *g, uint32_t v, uint32_t skip, char *out, uint64_t *at)
+{
+    uint32_t i = v >> 1;
+    uint64_t len = sg_graph_len(g, i);
+    const char *s = g->seq + g->seq_off[i];
+    for (uint64_t j = skip; j < len; j++) out[(*at)++] = v & 1 ? comp_base((char)toupper((unsigned char)s[len - 1 - j])) : s[j];
+}
+
+typedef struct {
+    uint64_t d;
+    uint32_t v;
+} heap_item_t;
+
+static void heap_push(heap_item_t *h, uint64_t *n, heap_item_t x)
+{
+    uint64_t i = (*n)++;
+    while (i && h[(i - 1) / 2].d > x.d) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = x;
+}
+
+static heap_item_t heap_pop(heap_item_t *h, uint64_t *n)
+{
+    heap_item_t top = h[0], last = h[--(*n)];
+    uint64_t i = 0;
+    for (;;) {
+        uint64_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && h[c + 1].d < h[c].d) c++;
+        if (h[c].d >= last.d) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n) h[i] = last;
+    return top;
+}
+
+static uint64_t weight(const sg_graph_t *g, uint64_t edge)
+{
+    uint64_t len = sg_graph_len(g, g->adj[edge] >> 1);
+    return len > g->ovl[edge] ? len - g->ovl[edge] : 0;
+}
+
+/* The shortest cycle through s inside component c, spelled; NULL if none. */
+static char *shortest_cycle(const sg_graph_t *g, const uint32_t *comp, uint32_t s, uint64_t *dist, uint32_t *prev,
+                            uint64_t *prev_edge, uint32_t *touched, heap_item_t *heap, uint64_t *period)
+{
+    const uint64_t INF = UINT64_MAX;
+    uint32_t c = comp[s], n_touched = 0;
+    uint64_t n_heap = 0, best = INF, best_edge = 0;
+    uint32_t best_from = 0;
+    dist[s] = 0;
+    touched[n_touched++] = s;
+    heap_push(heap, &n_heap, (heap_item_t){0, s});
+    while (n_heap) {
+        heap_item_t x = heap_pop(heap, &n_heap);
+        if (x.d != dist[x.v] || x.d >= best) continue;
+        for (uint64_t j = g->off[x.v]; j < g->off[x.v + 1]; j++) {
+            uint32_t w = g->adj[j];
+            if (comp[w] != c) continue;
+            uint64_t d = x.d + weight(g, j);
+            if (w == s) { /* closes a cycle */
+                if (d < best) best = d, best_from = x.v, best_edge = j;
+                continue;
+            }
+            if (dist[w] == INF) touched[n_touched++] = w;
+            if (d < dist[w]) {
+                dist[w] = d;
+                prev[w] = x.v;
+                prev_edge[w] = j;
+                heap_push(heap, &n_heap, (heap_item_t){d, w});
+            }
+        }
+    }
+    char *out = NULL;
+    if (best != INF) {
+        /* walk back from the vertex that closed the cycle, then spell forwards */
+        uint64_t n_steps = 1, m = 16;
+        uint64_t *edges = sg_malloc(m * sizeof *edges);
+        edges[0] = best_edge;
+        for (uint32_t v = best_from; v != s; v = prev[v]) {
+            if (n_steps == m) edges = sg_realloc(edges, (m *= 2) * sizeof *edges);
+            edges[n_steps++] = prev_edge[v];
+        }
+        uint64_t total = 0;
+        for (uint64_t i = 0; i < n_steps; i++) total += sg_graph_len(g, g->adj[edges[i]] >> 1);
+        out = sg_malloc(total + 1);
+        uint64_t at = 0;
+        for (uint64_t i = n_steps; i-- > 0;) spell(g, g->adj[edges[i]], g->ovl[edges[i]], out, &at);
+        out[at] = 0;
+        *period = at;
+        free(edges);
+    }
+    for (uint32_t i = 0; i < n_touched; i++) dist[touched[i]] = INF;
+    return out;
+}
+
+static int cmp_repeat(const void *a, const void *b)
+{
+    const sg_repeat_t *x = a, *y = b;
+    double sx = x->kmers * x->mean_count, sy = y->kmers * y->mean_count;
+    if (sx != sy) return sx > sy ? -1 : 1;
+    return (x->nodes[0] > y->nodes[0]) - (x->nodes[0] < y->nodes[0]);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+void sg_repeats_find(const sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, double coverage, sg_repeats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    const uint32_t nv = g->n_vert;
+    uint32_t *size = sg_calloc(n_comp + 1, sizeof *size), *start = sg_calloc(n_comp + 2, sizeof *start);
+    uint32_t *rep = sg_malloc((n_comp + 1) * sizeof *rep), *members = sg_malloc((nv + 1) * sizeof *members);
+    uint8_t *self = sg_calloc(n_comp + 1, 1), *done = sg_calloc(n_comp + 1, 1);
+    for (uint32_t c = 0; c < n_comp; c++) rep[c] = UINT32_MAX;
+    for (uint32_t v = 0; v < nv; v++) {
+        size[comp[v]]++;
+        if (rep[comp[v]] == UINT32_MAX) rep[comp[v]] = v;
+        for (uint64_t j = g->off[v]; j < g->off[v + 1]; j++) self[comp[v]] |= g->adj[j] == v;
+    }
+    for (uint32_t c = 0; c < n_comp; c++) start[c + 1] = start[c] + size[c];
+    uint32_t *fill = sg_calloc(n_comp + 1, sizeof *fill);
+    for (uint32_t v = 0; v < nv; v++) members[start[comp[v]] + fill[comp[v]]++] = v; /* ascending within each */
+    free(fill);
+
+    uint64_t *dist = sg_malloc(((uint64_t)nv + 1) * sizeof *dist), *prev_edge = sg_malloc(((uint64_t)nv + 1) * sizeof *prev_edge);
+    uint32_t *prev = sg_malloc(((uint64_t)nv + 1) * sizeof *prev), *touched = sg_malloc(((uint64_t)nv + 1) * sizeof *touched);
+    for (uint32_t v = 0; v < nv; v++) dist[v] = UINT64_MAX;
+    uint32_t *in_deg = sg_calloc((uint64_t)nv + 1, sizeof *in_deg);
+    heap_item_t *heap = sg_malloc((g->n_edges + 2) * sizeof *heap); /* each edge pushes at most once */
+    uint32_t m_rep = 16;
+    out->r = sg_malloc(m_rep * sizeof *out->r);
+
+    for (uint32_t v = 0; v < nv; v++) {
+        uint32_t c = comp[v];
+        if (rep[c] != v || done[c] || !(size[c] >= 2 || self[c])) continue;
+        uint32_t twin = comp[sg_vert_flip(v)];
+        done[c] = done[twin] = 1;
+        const uint32_t *mv = members + start[c];
+        sg_repeat_t r = {0};
+        r.nodes = sg_malloc(size[c] * sizeof *r.nodes);
+        for (uint32_t i = 0; i < size[c]; i++) r.nodes[i] = mv[i] >> 1;
+        qsort(r.nodes, size[c], sizeof *r.nodes, cmp_u32);
+        for (uint32_t i = 0; i < size[c]; i++)
+            if (!r.n_nodes || r.nodes[i] != r.nodes[r.n_nodes - 1]) r.nodes[r.n_nodes++] = r.nodes[i];
+        double sum = 0;
+        uint32_t best = mv[0];
+        double best_mean = -1;
+        for (uint32_t i = 0; i < r.n_nodes; i++) {
+            uint32_t node = r.nodes[i];
+            r.kmers += g->kmers[node];
+            sum += g->count_sum[node];
+        }
+        for (uint32_t i = 0; i < size[c]; i++) {
+            uint32_t node = mv[i] >> 1;
+            double mean = g->kmers[node] ? g->count_sum[node] / g->kmers[node] : 0;
+            if (mean > best_mean) best_mean = mean, best = mv[i];
+        }
+        r.mean_count = r.kmers ? sum / r.kmers : 0;
+        r.copies = coverage > 0 ? r.mean_count / coverage : 0;
+        /* a component that is its own twin, as for (CG)n, reads each canonical k-mer in both
+         * orientations along the cycle: every copy counts it twice */
+        if (twin == c) r.copies /= 2;
+        /* one simple cycle: inside the component every vertex has one way in and one way out
+         * (also when the component is its own twin, as for an (AT)n array: u+ -> u- -> u+) */
+        int tandem = 1;
+        for (uint32_t i = 0; i < size[c] && tandem; i++) {
+            uint32_t out_deg = 0;
+            for (uint64_t j = g->off[mv[i]]; j < g->off[mv[i] + 1]; j++)
+                if (comp[g->adj[j]] == c) out_deg++, in_deg[g->adj[j]]++;
+            tandem = out_deg == 1;
+        }
+        for (uint32_t i = 0; i < size[c]; i++) {
+            if (in_deg[mv[i]] != 1) tandem = 0;
+            in_deg[mv[i]] = 0;
+        }
+        r.tandem = tandem;
+        char *cycle = shortest_cycle(g, comp, best, dist, prev, prev_edge, touched, heap, &r.period);
+        r.unit = cycle ? sg_canonical_unit(cycle, r.period) : sg_strdup("");
+        free(cycle);
+        if (out->n == m_rep) out->r = sg_realloc(out->r, (m_rep *= 2) * sizeof *out->r);
+        out->r[out->n++] = r;
+    }
+    qsort(out->r, out->n, sizeof *out->r, cmp_repeat);
+    out->node_repeat = sg_calloc((uint64_t)g->n + 1, sizeof *out->node_repeat);
+    for (uint32_t i = 0; i < out->n; i++)
+        for (uint32_t j = 0; j < out->r[i].n_nodes; j++) out->node_repeat[out->r[i].nodes[j]] = i + 1;
+    free(size);
+    free(start);
+    free(rep);
+    free(members);
+    free(self);
+    free(done);
+    free(dist);
+    free(prev);
+    free(prev_edge);
+    free(touched);
+    free(in_deg);
+    free(heap);
+}
+
+void sg_repeats_free(sg_repeats_t *r)
+{
+    for (uint32_t i = 0; i < r->n; i++) {
+        free(r->r[i].unit);
+        free(r->r[i].nodes);
+    }
+    free(r->r);
+    free(r->node_repeat);
+    memset(r, 0, sizeof *r);
+}
+
+static FILE *open_out(const char *path)
+{
+    FILE *fp = fopen(path, "w");
+    if (!fp) sg_error("cannot open '%s' for writing: %s", path, strerror(errno));
+    return fp;
+}
+
+static int close_out(FILE *fp, const char *path)
+{
+    int bad = ferror(fp);
+    if (fclose(fp) != 0 || bad) {
+        sg_error("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+        return SG_ERR_SYSTEM;
+    }
+    return 0;
+}
+
+int sg_repeats_write_tsv(const char *path, const sg_repeats_t *r)
+{
+    FILE *fp = open_out(path);
+    if (!fp) return SG_ERR_SYSTEM;
+    fputs("id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit\n", fp);
+    for (uint32_t i = 0; i < r->n; i++) {
+        const sg_repeat_t *x = &r->r[i];
+        fprintf(fp, "repeat%u\t%s\t%u\t%llu\t%llu\t%.2f\t%.2f\t%s\n", i + 1, x->tandem ? "tandem" : "complex",
+                x->n_nodes, (unsigned long long)x->kmers, (unsigned long long)x->period, x->mean_count, x->copies,
+                x->unit[0] ? x->unit : "*");
+    }
+    return close_out(fp, path);
+}
+
+int sg_repeats_write_units(const char *path, const sg_repeats_t *r)
+{
+    FILE *fp = open_out(path);
+    if (!fp) return SG_ERR_SYSTEM;
+    for (uint32_t i = 0; i < r->n; i++) {
+        const sg_repeat_t *x = &r->r[i];
+        if (!x->unit[0]) continue;
+        fprintf(fp, ">repeat%u kind=%s period=%llu copies=%.2f\n", i + 1, x->tandem ? "tandem" : "complex",
+                (unsigned long long)x->period, x->copies);
+        for (uint64_t j = 0; j < x->period; j += 60) fprintf(fp, "%.60s\n", x->unit + j);
+    }
+    return close_out(fp, path);
+}
+
+int sg_components_write(const char *path, const sg_graph_t *g, const uint32_t *node_comp)
+{
+    FILE *fp = open_out(path);
+    if (!fp) return SG_ERR_SYSTEM;
+    char nb[32];
+    const char *prefix = g->oriented ? "repeat" : "scc";
+    fputs("node\tcomponent\n", fp);
+    for (uint32_t i = 0; i < g->n; i++)
+        if (node_comp[i]) fprintf(fp, "%s\t%s%u\n", sg_graph_name(g, i, nb, sizeof nb), prefix, node_comp[i]);
+    return close_out(fp, path);
+}

@@ -1,0 +1,384 @@
+/* seqgpu scc: repeats from the strongly connected components of a de Bruijn
+ * graph of reads (or of a GFA graph, or of a plain edge list).
+ *
+ * reads -> k-mer counts (all threads) -> coverage and threshold -> unitigs
+ * of the kept k-mers -> SCCs -> repeats, reported once per reverse-complement
+ * twin. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../formats/gfa.h"
+#include "../formats/json.h"
+#include "cli.h"
+#include "graph.h"
+#include "input.h"
+#include "kmer.h"
+#include "log.h"
+#include "repeats.h"
+#include "version.h"
+
+#define HIST_BINS 10001
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+"Usage: seqgpu scc [options] <reads.fq|reads.fa|graph.gfa>[.gz] ...\n"
+"\n"
+"Find cyclic repeat structures (tandem repeats, satellites, repeat families):\n"
+"build a de Bruijn graph of the repeated k-mers of the reads, compact it into\n"
+"unitigs, and report its strongly connected components.\n"
+"\n"
+"Options:\n"
+"  -k INT               k-mer size, odd, 11 to 63            [31]\n"
+"      --min-copies F   keep k-mers seen >= F x the estimated k-mer coverage [3]\n"
+"  -c, --min-count INT  absolute k-mer count threshold (overrides --min-copies)\n"
+"      --edges FILE     take a directed graph as two integer columns instead\n"
+"      --write-graph F  also write the whole compacted graph as GFA\n"
+"  -p, --prefix STR     output prefix                          [seqgpu_scc]\n"
+"  -t, --threads INT    total threads                          [all online CPUs]\n"
+"  -b, --backend STR    auto | cpu                             [auto]\n"
+"      --stats FILE     write a JSON run summary (histogram, coverage, graph sizes, stage times)\n"
+"  -q, --quiet          no progress or summary lines on stderr\n"
+"  -h, --help           show this help and exit\n"
+"\n"
+"Input: reads (FASTA/FASTQ, plain, gzip or BGZF, - for stdin), or one GFA graph\n"
+"(S and L lines; depth from KC, km, DP or RC tags).\n"
+"\n"
+"Outputs:\n"
+"  PREFIX.repeats.tsv     id, kind (tandem | complex), unitigs, kmers, period (bases),\n"
+"                         mean_count, copies, unit (least rotation, either strand)\n"
+"  PREFIX.gfa             GFA 1.0 of the repeat components (LB/CL tags per component)\n"
+"  PREFIX.units.fa        one repeat unit per component\n"
+"  PREFIX.components.tsv  node, component: every node of a repeat component\n"
+"With --edges only PREFIX.components.tsv, for every node of a component with\n"
+"two or more nodes or a self-loop.\n"
+"\n"
+"Example:\n"
+"  seqgpu scc -k 31 -p sample reads_1.fq.gz reads_2.fq.gz\n");
+}
+
+typedef struct {
+    sg_input_t in; /* first: the input steps take the context as theirs */
+    sg_kmers_t *kmers;
+} count_ctx_t;
+
+static int step_count(void *vctx, void *item, sg_emit_t *emit)
+{
+    (void)emit;
+    count_ctx_t *ctx = vctx;
+    sg_kmers_add(ctx->kmers, item);
+    return 0;
+}
+
+typedef struct {
+    char **inputs;
+    int n_inputs;
+    const char *prefix, *edges, *write_graph, *stats, *backend;
+    int k, threads, quiet;
+    double min_copies;
+    long min_count;
+} scc_opts_t;
+
+typedef struct {
+    double count, coverage, compact, scc, report;
+} stage_times_t;
+
+typedef struct {
+    const char *source;     /* reads, gfa or edges */
+    uint64_t distinct, total, kept;
+    uint64_t hist[HIST_BINS];
+    sg_coverage_t cov;
+    uint32_t threshold;
+    uint32_t n_comp, n_nontrivial;
+    stage_times_t t;
+} scc_run_t;
+
+/* Count the reads' k-mers, set the threshold, and build the unitig graph. */
+static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
+{
+    count_ctx_t ctx = {0};
+    ctx.kmers = sg_kmers_new(o->k);
+    sg_input_init(&ctx.in, o->inputs, o->n_inputs, 4 << 20, o->threads, o->k - 1);
+    const sg_step_t steps[] = {
+        {"read", sg_input_read, 1, 0},
+        {"parse", sg_input_parse, 0, 0},
+        {"chunk", sg_input_chunk, 1, 0},
+        {"count", step_count, 0, 0},
+    };
+    sg_pipeline_opts_t po = {.n_threads = o->threads, .max_items = 2 * o->threads + 4, .free_item = sg_input_free_chunk};
+    double t0 = sg_realtime();
+    int r = sg_pipeline_run(steps, 4, &ctx, &po);
+    sg_input_free(&ctx.in);
+    run->t.count = sg_realtime() - t0;
+    if (r < 0) {
+        sg_kmers_free(ctx.kmers);
+        return r;
+    }
+    t0 = sg_realtime();
+    run->distinct = sg_kmers_distinct(ctx.kmers);
+    run->total = sg_kmers_total(ctx.kmers);
+    sg_kmers_histogram(ctx.kmers, run->hist, HIST_BINS);
+    sg_coverage_estimate(run->hist, HIST_BINS, &run->cov);
+    run->threshold = o->min_count > 0 ? (uint32_t)o->min_count
+                                      : (uint32_t)fmax(2.0, ceil(o->min_copies * run->cov.coverage - 1e-9));
+    sg_kmers_filter(ctx.kmers, run->threshold);
+    run->kept = sg_kmers_distinct(ctx.kmers);
+    run->t.coverage = sg_realtime() - t0;
+    sg_info("%llu k-mers, %llu distinct; k-mer coverage %.1f (peak at %d, errors below %d); keeping k-mers seen >= %u "
+            "times%s: %llu",
+            (unsigned long long)run->total, (unsigned long long)run->distinct, run->cov.coverage, run->cov.peak,
+            run->cov.trough, run->threshold, o->min_count > 0 ? "" : " (--min-copies x coverage)",
+            (unsigned long long)run->kept);
+    t0 = sg_realtime();
+    sg_kmers_unitigs(ctx.kmers, g);
+    run->t.compact = sg_realtime() - t0;
+    sg_kmers_free(ctx.kmers);
+    return 0;
+}
+
+typedef struct {
+    double mean, weight;
+} mean_t;
+
+static int cmp_mean(const void *a, const void *b)
+{
+    double x = ((const mean_t *)a)->mean, y = ((const mean_t *)b)->mean;
+    return (x > y) - (x < y);
+}
+
+/* Coverage of a GFA graph: the k-mer-weighted median of its segments' mean counts. */
+static double graph_coverage(const sg_graph_t *g)
+{
+    mean_t *m = sg_malloc((g->n + 1) * sizeof *m);
+    double total = 0, half = 0, cov = 1;
+    for (uint32_t i = 0; i < g->n; i++) {
+        m[i].mean = g->kmers[i] ? g->count_sum[i] / g->kmers[i] : 0;
+        m[i].weight = (double)g->kmers[i];
+        total += m[i].weight;
+    }
+    qsort(m, g->n, sizeof *m, cmp_mean);
+    for (uint32_t i = 0; i < g->n; i++) {
+        half += m[i].weight;
+        if (half >= total / 2) {
+            cov = m[i].mean > 0 ? m[i].mean : 1;
+            break;
+        }
+    }
+    free(m);
+    return cov;
+}
+
+static char *out_path(const char *prefix, const char *suffix)
+{
+    size_t n = strlen(prefix) + strlen(suffix) + 1;
+    char *p = sg_malloc(n);
+    snprintf(p, n, "%s%s", prefix, suffix);
+    return p;
+}
+
+static int write_stats(const scc_opts_t *o, const scc_run_t *run, const sg_graph_t *g, const sg_repeats_t *rp,
+                       double wall)
+{
+    FILE *fp = fopen(o->stats, "w");
+    if (!fp) {
+        sg_error("cannot open '%s' for writing: %s", o->stats, strerror(errno));
+        return SG_ERR_SYSTEM;
+    }
+    fprintf(fp, "{\n  \"program\": \"seqgpu\",\n  \"version\": \"%s\",\n  \"command\": \"scc\",\n  \"inputs\": [", SG_VERSION);
+    for (int i = 0; i < o->n_inputs; i++) {
+        fputs(i ? ", " : "", fp);
+        sg_json_str(fp, o->inputs[i]);
+    }
+    fprintf(fp, "],\n  \"source\": \"%s\",\n  \"backend\": \"cpu\",\n  \"threads\": %d,\n", run->source, o->threads);
+    if (!strcmp(run->source, "reads")) {
+        fprintf(fp, "  \"k\": %d,\n  \"kmers\": %llu,\n  \"distinct_kmers\": %llu,\n  \"coverage\": %.3f,\n"
+                    "  \"coverage_peak\": %d,\n  \"error_trough\": %d,\n  \"threshold\": %u,\n  \"kept_kmers\": %llu,\n",
+                o->k, (unsigned long long)run->total, (unsigned long long)run->distinct, run->cov.coverage,
+                run->cov.peak, run->cov.trough, run->threshold, (unsigned long long)run->kept);
+        int last = HIST_BINS - 1;
+        while (last > 1 && !run->hist[last]) last--;
+        fputs("  \"histogram\": [", fp); /* histogram[c]: distinct k-mers seen c times; the last bin holds the rest */
+        for (int c = 0; c <= last; c++) fprintf(fp, "%s%llu", c ? ", " : "", (unsigned long long)run->hist[c]);
+        fputs("],\n", fp);
+    }
+    fprintf(fp, "  \"nodes\": %u,\n  \"edges\": %llu,\n  \"components\": %u,\n  \"nontrivial_components\": %u,\n",
+            g->n, (unsigned long long)(g->oriented ? g->n_edges / 2 : g->n_edges), run->n_comp, run->n_nontrivial);
+    if (rp) fprintf(fp, "  \"repeats\": %u,\n", rp->n);
+    fprintf(fp, "  \"stage_seconds\": {\"count\": %.4f, \"coverage\": %.4f, \"compact\": %.4f, \"scc\": %.4f, "
+                "\"report\": %.4f},\n  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n",
+            run->t.count, run->t.coverage, run->t.compact, run->t.scc, run->t.report, wall, sg_cputime(), sg_peak_rss());
+    if (fclose(fp) != 0) {
+        sg_error("cannot write '%s': %s", o->stats, strerror(errno));
+        return SG_ERR_SYSTEM;
+    }
+    return 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "seqgpu scc: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n\n");
+    usage(stderr);
+    return SG_EXIT_INPUT;
+}
+
+int main_scc(int argc, char **argv)
+{
+    enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS };
+    static const struct option lopts[] = {
+        {"min-copies", required_argument, NULL, OPT_MIN_COPIES}, {"min-count", required_argument, NULL, 'c'},
+        {"edges", required_argument, NULL, OPT_EDGES},           {"write-graph", required_argument, NULL, OPT_WRITE_GRAPH},
+        {"prefix", required_argument, NULL, 'p'},                {"threads", required_argument, NULL, 't'},
+        {"backend", required_argument, NULL, 'b'},               {"stats", required_argument, NULL, OPT_STATS},
+        {"quiet", no_argument, NULL, 'q'},                       {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3};
+    long v;
+    int c;
+    double t_start = sg_realtime();
+    sg_log_init("seqgpu scc", 0);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":k:c:p:t:b:qh", lopts, NULL)) >= 0) {
+        switch (c) {
+        case 'k':
+            if (sg_parse_int(optarg, SG_K_MIN, SG_K_MAX, &v) < 0 || v % 2 == 0)
+                return usage_error("invalid k-mer size '%s' (odd, 11 to 63)", optarg);
+            o.k = (int)v;
+            break;
+        case OPT_MIN_COPIES: {
+            char *end;
+            o.min_copies = strtod(optarg, &end);
+            if (end == optarg || *end || !(o.min_copies > 0) || o.min_copies > 1e6)
+                return usage_error("invalid --min-copies '%s' (a number above 0)", optarg);
+            break;
+        }
+        case 'c':
+            if (sg_parse_int(optarg, 1, UINT32_MAX, &v) < 0) return usage_error("invalid --min-count '%s'", optarg);
+            o.min_count = v;
+            break;
+        case OPT_EDGES: o.edges = optarg; break;
+        case OPT_WRITE_GRAPH: o.write_graph = optarg; break;
+        case 'p': o.prefix = optarg; break;
+        case 't':
+            if (sg_parse_int(optarg, 1, 4096, &v) < 0) return usage_error("invalid thread count '%s'", optarg);
+            o.threads = (int)v;
+            break;
+        case 'b':
+            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu"))
+                return usage_error("invalid backend '%s' for scc (auto or cpu)", optarg);
+            o.backend = optarg;
+            break;
+        case OPT_STATS: o.stats = optarg; break;
+        case 'q': o.quiet = 1; break;
+        case 'h': usage(stdout); return SG_EXIT_OK;
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    sg_log_init("seqgpu scc", o.quiet);
+    if (!o.threads) o.threads = sg_default_threads();
+    o.inputs = argv + optind;
+    o.n_inputs = argc - optind;
+    if (o.edges && o.n_inputs) return usage_error("%s", "--edges takes the graph: give no other input");
+    if (o.write_graph) {
+        char *gfa = out_path(o.prefix, ".gfa");
+        int same = !strcmp(gfa, o.write_graph);
+        free(gfa);
+        if (same) return usage_error("--write-graph '%s' is PREFIX.gfa, the repeat graph: choose another name", o.write_graph);
+    }
+    if (!o.edges && !o.n_inputs) return usage_error("%s", "no input given (reads, a GFA graph, or --edges FILE)");
+
+    scc_run_t *run = sg_calloc(1, sizeof *run);
+    sg_graph_t g = {0};
+    sg_repeats_t rp = {0};
+    uint32_t *comp = NULL, *node_comp = NULL;
+    char *paths[5] = {0};
+    int r = 0;
+    double coverage = 1;
+    if (o.edges) {
+        run->source = "edges";
+        r = sg_edges_read(o.edges, &g);
+    } else if (strcmp(o.inputs[0], "-") && sg_is_gfa(o.inputs[0])) { /* standard input is read as reads */
+        run->source = "gfa";
+        if (o.n_inputs > 1) {
+            sg_error("a GFA graph is read alone: give one input");
+            r = SG_ERR_INPUT;
+        } else if ((r = sg_gfa_read(o.inputs[0], &g)) == 0) {
+            coverage = graph_coverage(&g);
+        }
+    } else {
+        run->source = "reads";
+        if ((r = graph_from_reads(&o, run, &g)) == 0) coverage = run->cov.coverage;
+    }
+    if (r < 0) goto out;
+    sg_info("graph: %u %s, %llu links", g.n, g.oriented ? "unitigs" : "nodes",
+            (unsigned long long)(g.oriented ? g.n_edges / 2 : g.n_edges));
+
+    double t0 = sg_realtime();
+    comp = sg_malloc(((size_t)g.n_vert + 1) * sizeof *comp);
+    run->n_comp = sg_scc_tarjan(&g, comp);
+    run->t.scc = sg_realtime() - t0;
+
+    t0 = sg_realtime();
+    if (o.write_graph && (r = sg_gfa_write(o.write_graph, &g, NULL, NULL)) < 0) goto out;
+    if (g.oriented) {
+        sg_repeats_find(&g, comp, run->n_comp, coverage, &rp);
+        run->n_nontrivial = rp.n;
+        paths[0] = out_path(o.prefix, ".repeats.tsv");
+        paths[1] = out_path(o.prefix, ".gfa");
+        paths[2] = out_path(o.prefix, ".units.fa");
+        paths[3] = out_path(o.prefix, ".components.tsv");
+        uint8_t *keep = sg_calloc((size_t)g.n + 1, 1);
+        for (uint32_t i = 0; i < g.n; i++) keep[i] = rp.node_repeat[i] != 0;
+        if ((r = sg_repeats_write_tsv(paths[0], &rp)) == 0 && (r = sg_gfa_write(paths[1], &g, keep, rp.node_repeat)) == 0 &&
+            (r = sg_repeats_write_units(paths[2], &rp)) == 0)
+            r = sg_components_write(paths[3], &g, rp.node_repeat);
+        free(keep);
+        uint32_t tandem = 0;
+        for (uint32_t i = 0; i < rp.n; i++) tandem += rp.r[i].tandem;
+        sg_info("%u repeats (%u tandem) in %u components; wrote %s, %s, %s, %s", rp.n, tandem, run->n_comp, paths[0],
+                paths[1], paths[2], paths[3]);
+    } else {
+        /* plain graph: components with two or more nodes or a self-loop, numbered by their first node */
+        uint32_t *size = sg_calloc((size_t)run->n_comp + 1, sizeof *size), *num = sg_calloc((size_t)run->n_comp + 1, sizeof *num);
+        uint8_t *self = sg_calloc((size_t)run->n_comp + 1, 1);
+        for (uint32_t x = 0; x < g.n; x++) {
+            size[comp[x]]++;
+            for (uint64_t j = g.off[x]; j < g.off[x + 1]; j++) self[comp[x]] |= g.adj[j] == x;
+        }
+        node_comp = sg_calloc((size_t)g.n + 1, sizeof *node_comp);
+        for (uint32_t x = 0; x < g.n; x++) {
+            uint32_t cc = comp[x];
+            if (size[cc] < 2 && !self[cc]) continue;
+            if (!num[cc]) num[cc] = ++run->n_nontrivial;
+            node_comp[x] = num[cc];
+        }
+        free(size);
+        free(num);
+        free(self);
+        paths[0] = out_path(o.prefix, ".components.tsv");
+        r = sg_components_write(paths[0], &g, node_comp);
+        sg_info("%u strongly connected components, %u with two or more nodes or a self-loop; wrote %s", run->n_comp,
+                run->n_nontrivial, paths[0]);
+    }
+    run->t.report = sg_realtime() - t0;
+    if (r == 0 && o.stats) r = write_stats(&o, run, &g, g.oriented ? &rp : NULL, sg_realtime() - t_start);
+    if (r == 0)
+        sg_info("real %.3f s, cpu %.3f s, peak RSS %.1f MB", sg_realtime() - t_start, sg_cputime(),
+                sg_peak_rss() / 1048576.0);
+out:
+    for (int i = 0; i < 5; i++) free(paths[i]);
+    free(comp);
+    free(node_comp);
+    sg_repeats_free(&rp);
+    sg_graph_free(&g);
+    free(run);
+    return sg_exit_code(r);
+}

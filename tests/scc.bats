@@ -1,0 +1,196 @@
+#!/usr/bin/env bats
+# seqgpu scc: planted tandem arrays found, unique sequence not; unitigs equal
+# bcalm's; SCC partitions equal scipy's; GFA in and out; bad input.
+
+load test_helper
+
+units_of() { awk -F'\t' 'NR > 1 {print $8}' "$1" | sort; }
+
+@test "scc -h and help scc print the usage; bad options exit 1" {
+    run seqgpu scc -h
+    assert_success
+    assert_output --partial "Usage: seqgpu scc"
+    run seqgpu help scc
+    assert_success
+    run seqgpu scc -k 30 x.fq
+    assert_failure 1
+    assert_output --partial "invalid k-mer size '30' (odd, 11 to 63)"
+    run seqgpu scc -k 65 x.fq
+    assert_failure 1
+    run seqgpu scc --min-copies 0 x.fq
+    assert_failure 1
+    run seqgpu scc -b cuda x.fq
+    assert_failure 1
+    run seqgpu scc
+    assert_failure 1
+    assert_output --partial "no input given"
+    run seqgpu scc --edges e.txt x.fq
+    assert_failure 1
+    run seqgpu scc --write-graph p.gfa -p p x.fq
+    assert_failure 1
+    assert_output --partial "is PREFIX.gfa"
+}
+
+@test "every option in scc -h is in the man page and the README" {
+    for opt in $(seqgpu scc -h | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+        grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$ROOT/man/seqgpu-scc.1" || fail "$opt missing from man/seqgpu-scc.1"
+        grep -q -- "$opt" "$ROOT/README.md" || fail "$opt missing from README.md"
+    done
+}
+
+@test "tandem arrays of periods 1 to 200 are reported, unique sequence is not" {
+    $REF sim --seed 3 --periods 1,2,3,5,8,13,21,34,55,89,144,200 --errors 0.005 "$T/sim"
+    run seqgpu scc -q -p "$T/out" --stats "$T/s.json" "$T/sim.reads.fq"
+    assert_success
+    units_of "$T/out.repeats.tsv" > "$T/got"
+    sort "$T/sim.units.txt" > "$T/want"
+    cmp -s "$T/want" "$T/got" || fail "units differ: $(diff "$T/want" "$T/got")"
+    run awk -F'\t' 'NR > 1 && ($2 != "tandem" || $5 != length($8)) {print}' "$T/out.repeats.tsv"
+    assert_output ""
+    # copies: the arrays hold 20 or more copies; the estimate is within 25%
+    run python3 -c "
+import json
+s = json.load(open('$T/s.json'))
+assert 18 <= s['coverage'] <= 23, s['coverage']  # 30x reads of 150 bp, k 31, 0.5% errors: 30*120/150*0.995**31 = 20.5
+for l in open('$T/out.repeats.tsv').read().split('\n')[1:]:
+    if l:
+        f = l.split('\t'); p = int(f[4]); c = float(f[6])
+        want = max(20, -(-600 // p))
+        assert abs(c - want) < 0.25 * want, (p, c, want)
+print('ok')"
+    assert_output "ok"
+}
+
+@test "every k from 11 to 63 finds the same units; reads from stdin, gzip" {
+    $REF sim --seed 5 --periods 4,17,90 --unique 10000 "$T/sim"
+    sort "$T/sim.units.txt" > "$T/want"
+    for k in 21 33 63; do
+        seqgpu scc -q -k $k -p "$T/o$k" "$T/sim.reads.fq"
+        units_of "$T/o$k.repeats.tsv" | cmp -s "$T/want" - || fail "k=$k: $(units_of "$T/o$k.repeats.tsv")"
+    done
+    gzip -c "$T/sim.reads.fq" > "$T/r.fq.gz"
+    seqgpu scc -q -p "$T/gz" - < "$T/r.fq.gz"
+    units_of "$T/gz.repeats.tsv" | cmp -s "$T/want" - || fail "stdin gzip"
+}
+
+@test "the output files: GFA with S lines first and each link once, components, units" {
+    $REF sim --seed 7 --periods 6,40 --unique 8000 "$T/sim"
+    seqgpu scc -q -p "$T/o" "$T/sim.reads.fq"
+    run awk '/^L/ {l=1} /^S/ && l {print "S after L"}' "$T/o.gfa"
+    assert_output ""
+    run python3 -c "
+import collections
+links = [tuple(l.split('\t')[1:5]) for l in open('$T/o.gfa') if l.startswith('L')]
+flip = {'+': '-', '-': '+'}
+seen = set()
+for a, ao, b, bo in links:
+    assert (a, ao, b, bo) not in seen and (b, flip[bo], a, flip[ao]) not in seen, 'link twice'
+    seen.add((a, ao, b, bo))
+segs = [l.split('\t') for l in open('$T/o.gfa') if l.startswith('S')]
+assert all(any(t.startswith('LB:Z:repeat') for t in s) and any(t.startswith('CL:Z:#') for t in s) for s in segs)
+comp = [l.split('\t') for l in open('$T/o.components.tsv').read().split('\n')[1:] if l]
+assert len(comp) == len(segs)
+units = [l for l in open('$T/o.units.fa') if l.startswith('>')]
+assert len(units) == 2 and 'kind=tandem' in units[0]
+print('ok')"
+    assert_output "ok"
+}
+
+@test "unitigs equal bcalm's with the same k and abundance threshold" {
+    command -v bcalm >/dev/null || skip "bcalm is not installed"
+    zcat "$ROOT/examples/lambda_reads.fq.gz" > "$T/r.fq"
+    for spec in "31 2" "21 2" "45 1"; do
+        set -- $spec
+        (cd "$T" && bcalm -in r.fq -kmer-size $1 -abundance-min $2 -out b -nb-cores 1 -verbose 0 > /dev/null 2>&1)
+        seqgpu scc -q -k $1 -c $2 --write-graph "$T/whole.gfa" -p "$T/o" "$T/r.fq"
+        run python3 -c "
+def rc(s): return s[::-1].translate(str.maketrans('ACGT', 'TGCA'))
+b = sorted(min(x, rc(x)) for x in (l.strip() for l in open('$T/b.unitigs.fa')) if not x.startswith('>'))
+s = sorted(min(x, rc(x)) for x in (l.split('\t')[2] for l in open('$T/whole.gfa') if l.startswith('S')))
+print(len(b), len(s), b == s)"
+        [ "${lines[0]##* }" = True ] || fail "k=$1 abundance $2: bcalm and seqgpu unitigs differ ($output)"
+    done
+}
+
+@test "--edges: the partition equals scipy's on random graphs, chains, cycles, self-loops" {
+    python3 -c "import scipy" 2>/dev/null || skip "python3-scipy is not installed"
+    run python3 - "$SEQGPU" "$T" <<'PY'
+import random, subprocess, sys
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+seqgpu, tmp = sys.argv[1], sys.argv[2]
+def check(edges):
+    with open(tmp + '/e.txt', 'w') as f:
+        f.write('# from to\n')
+        for a, b in edges:
+            f.write('%d\t%d\n' % (a, b))
+    subprocess.run([seqgpu, 'scc', '-q', '--edges', tmp + '/e.txt', '-p', tmp + '/o'], check=True)
+    nodes = sorted(set(x for e in edges for x in e))
+    idx = {v: i for i, v in enumerate(nodes)}
+    m = csr_matrix((np.ones(len(edges)), ([idx[a] for a, b in edges], [idx[b] for a, b in edges])), shape=(len(nodes),) * 2)
+    _, lab = connected_components(m, directed=True, connection='strong')
+    size = np.bincount(lab)
+    loops = set(a for a, b in edges if a == b)
+    want = {}
+    for v in nodes:
+        if size[lab[idx[v]]] >= 2 or v in loops:
+            want.setdefault(lab[idx[v]], set()).add(v)
+    got = {}
+    for l in open(tmp + '/o.components.tsv').read().split('\n')[1:]:
+        if l:
+            a, c = l.split('\t')
+            got.setdefault(c, set()).add(int(a))
+    return sorted(map(sorted, want.values())) == sorted(map(sorted, got.values()))
+random.seed(4)
+ok = True
+for t in range(30):
+    n = random.randint(1, 300)
+    ok &= check([(random.randint(-5, n), random.randint(-5, n)) for _ in range(random.randint(1, 3 * n))])
+ok &= check([(i, i + 1) for i in range(200000)] + [(200000, 0)])
+ok &= check([(i, i + 1) for i in range(300000)])
+ok &= check([(i, i) for i in range(50)] + [(1000 + i, 1000 + (i + 1) % 3) for i in range(3)])
+print(ok)
+PY
+    assert_output "True"
+}
+
+@test "a GFA graph as input: the repeats of a written graph come back" {
+    $REF sim --seed 9 --periods 3,11,60 --unique 8000 "$T/sim"
+    seqgpu scc -q --write-graph "$T/whole.gfa" -p "$T/o" "$T/sim.reads.fq"
+    seqgpu scc -q -p "$T/g" "$T/whole.gfa"
+    run diff <(cut -f2,3,5,8 "$T/o.repeats.tsv") <(cut -f2,3,5,8 "$T/g.repeats.tsv")
+    assert_success
+}
+
+@test "bad graph inputs are named with their line" {
+    printf 'S\ta\tACGT\nL\ta\t+\tb\t+\t3M\n' > "$T/bad.gfa"
+    run seqgpu scc "$T/bad.gfa"
+    assert_failure 1
+    assert_output --partial "segment 'b', which has no S line"
+    printf 'S\ta\tACGT\nL\ta\t*\ta\t+\t3M\n' > "$T/bad2.gfa"
+    run seqgpu scc "$T/bad2.gfa"
+    assert_failure 1
+    assert_output --partial "line 2"
+    printf '1 2\n3 x\n' > "$T/e.txt"
+    run seqgpu scc --edges "$T/e.txt"
+    assert_failure 1
+    assert_output --partial "line 2: expected two integers"
+    run seqgpu scc "$T/missing.fq"
+    assert_failure 1
+    assert_output --partial "No such file or directory"
+    printf '@r1\nACGT\n+\nII\n' > "$T/badq.fq"
+    run seqgpu scc "$T/badq.fq"
+    assert_failure 1
+    assert_output --partial "quality length"
+}
+
+@test "real reads: E. coli (spades test data) and lambda run to the end" {
+    for f in /usr/share/spades/test_dataset/ecoli_1K_1.fq.gz "$ROOT/examples/lambda_reads.fq.gz"; do
+        [ -e "$f" ] || continue
+        run seqgpu scc -p "$T/real" --stats "$T/s.json" "$f"
+        assert_success
+        assert_output --partial "k-mer coverage"
+        [ -s "$T/real.repeats.tsv" ] && [ -s "$T/s.json" ]
+    done
+}

@@ -1,0 +1,319 @@
+/* scc's pieces: Tarjan, least rotations, k-mer counting, unitigs, coverage. */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../formats/seqio.h"
+#include "../src/graph.h"
+#include "../src/kmer.h"
+#include "../src/repeats.h"
+#include "unit.h"
+
+/* ---- Tarjan against reachability ---- */
+
+static void test_tarjan_random(void)
+{
+    for (int round = 0; round < 300; round++) {
+        uint32_t n = 1 + unit_below(40);
+        uint64_t m = unit_below(3 * n + 1);
+        sg_edge_t *e = malloc((m + 1) * sizeof *e);
+        for (uint64_t i = 0; i < m; i++) e[i] = (sg_edge_t){(uint32_t)unit_below(n), (uint32_t)unit_below(n), 0};
+        sg_graph_t g = {.n = n, .n_vert = n};
+        sg_graph_set_edges(&g, e, m);
+        uint32_t *comp = malloc(n * sizeof *comp);
+        sg_scc_tarjan(&g, comp);
+        /* reach[i][j] by Floyd-Warshall on booleans */
+        char reach[40][40] = {{0}};
+        for (uint32_t v = 0; v < n; v++) {
+            reach[v][v] = 1;
+            for (uint64_t j = g.off[v]; j < g.off[v + 1]; j++) reach[v][g.adj[j]] = 1;
+        }
+        for (uint32_t k = 0; k < n; k++)
+            for (uint32_t i = 0; i < n; i++)
+                for (uint32_t j = 0; j < n; j++) reach[i][j] |= reach[i][k] && reach[k][j];
+        int ok = 1;
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = 0; j < n; j++) ok &= (comp[i] == comp[j]) == (reach[i][j] && reach[j][i]);
+        CHECK(ok, "round %d: %u vertices, %llu edges", round, n, (unsigned long long)m);
+        free(comp);
+        free(e);
+        sg_graph_free(&g);
+        if (!ok) break;
+    }
+}
+
+static void test_tarjan_long_chain(void)
+{
+    /* ten million vertices in one cycle: no recursion, so no stack overflow */
+    uint32_t n = 10000000;
+    sg_edge_t *e = malloc((uint64_t)n * sizeof *e);
+    for (uint32_t i = 0; i < n; i++) e[i] = (sg_edge_t){i, (i + 1) % n, 0};
+    sg_graph_t g = {.n = n, .n_vert = n};
+    sg_graph_set_edges(&g, e, n);
+    uint32_t *comp = malloc((uint64_t)n * sizeof *comp);
+    CHECK(sg_scc_tarjan(&g, comp) == 1, "one component");
+    free(comp);
+    free(e);
+    sg_graph_free(&g);
+}
+
+/* ---- rotations ---- */
+
+static char *rc(const char *s)
+{
+    size_t n = strlen(s);
+    char *r = malloc(n + 1);
+    for (size_t i = 0; i < n; i++) r[i] = "TGCA"[strchr("ACGT", s[n - 1 - i]) - "ACGT"];
+    r[n] = 0;
+    return r;
+}
+
+static void test_rotations(void)
+{
+    char s[64], best[64], cand[64];
+    for (int round = 0; round < 2000; round++) {
+        int n = 1 + unit_below(40);
+        for (int i = 0; i < n; i++) s[i] = "ACGT"[unit_below(unit_below(2) ? 2 : 4)];
+        s[n] = 0;
+        /* brute force: every rotation of s and of its reverse complement */
+        char *r = rc(s);
+        best[0] = 0;
+        for (int w = 0; w < 2; w++)
+            for (int i = 0; i < n; i++) {
+                const char *x = w ? r : s;
+                memcpy(cand, x + i, n - i);
+                memcpy(cand + n - i, x, i);
+                cand[n] = 0;
+                if (!best[0] || strcmp(cand, best) < 0) strcpy(best, cand);
+            }
+        uint64_t at = sg_least_rotation(s, n);
+        memcpy(cand, s + at, n - at);
+        memcpy(cand + n - at, s, at);
+        cand[n] = 0;
+        int least_ok = 1;
+        for (int i = 0; i < n; i++) { /* no rotation of s is smaller */
+            char other[64];
+            memcpy(other, s + i, n - i);
+            memcpy(other + n - i, s, i);
+            other[n] = 0;
+            least_ok &= strcmp(cand, other) <= 0;
+        }
+        char *u = sg_canonical_unit(s, n);
+        CHECK(least_ok && !strcmp(u, best), "'%s': least rotation '%s', canonical '%s', want '%s'", s, cand, u, best);
+        free(u);
+        free(r);
+        if (!least_ok) break;
+    }
+}
+
+/* ---- k-mers ---- */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+typedef struct {
+    char **k;
+    size_t n, m;
+} strs_t;
+
+static void push(strs_t *v, const char *s, int k)
+{
+    if (v->n == v->m) v->k = realloc(v->k, (v->m = v->m ? 2 * v->m : 1024) * sizeof *v->k);
+    v->k[v->n++] = strndup(s, k);
+}
+
+/* The canonical k-mers of seq (uppercase ACGT runs), brute force. */
+static void brute_kmers(const char *seq, int k, strs_t *out)
+{
+    size_t n = strlen(seq);
+    char *up = malloc(n + 1);
+    for (size_t i = 0; i < n; i++) up[i] = (char)(seq[i] & ~0x20);
+    for (size_t i = 0; i + k <= n; i++) {
+        int ok = 1;
+        for (int j = 0; j < k && ok; j++) ok = strchr("ACGT", up[i + j]) && up[i + j];
+        if (!ok) continue;
+        char *f = strndup(up + i, k), *r = rc(f);
+        push(out, strcmp(f, r) < 0 ? f : r, k);
+        free(f);
+        free(r);
+    }
+    free(up);
+}
+
+typedef struct {
+    sg_kmers_t *t;
+} add_ctx_t;
+
+static void add_chunk(void *arg, sg_chunk_t *c)
+{
+    sg_kmers_add(((add_ctx_t *)arg)->t, c);
+    sg_chunk_free(c);
+}
+
+static sg_kmers_t *count_file(const char *path, int k, size_t block)
+{
+    char *paths[] = {(char *)path};
+    sg_reader_t *rd = sg_reader_new(paths, 1, block, 1);
+    sg_chunker_t ck;
+    sg_chunker_init(&ck, k - 1);
+    add_ctx_t a = {sg_kmers_new(k)};
+    sg_chunk_t *c;
+    while (sg_reader_next(rd, &c) > 0) {
+        if (sg_parse_block(c) < 0) {
+            sg_chunk_free(c);
+            break;
+        }
+        sg_chunker_push(&ck, c, add_chunk, &a);
+    }
+    sg_chunker_push(&ck, NULL, add_chunk, &a);
+    sg_chunker_free(&ck);
+    sg_reader_free(rd);
+    return a.t;
+}
+
+/* A random sequence with repeats (so that counts vary), Ns and lowercase. */
+static char *random_seq(size_t n)
+{
+    char *s = malloc(n + 1);
+    char unit[40];
+    for (int i = 0; i < 40; i++) unit[i] = "ACGT"[unit_below(4)];
+    for (size_t i = 0; i < n; i++) {
+        s[i] = unit_below(5) == 0 ? unit[i % 40] : "ACGTACGTacgtN"[unit_below(13)];
+    }
+    s[n] = 0;
+    return s;
+}
+
+static void test_kmer_counts(void)
+{
+    const int ks[] = {11, 31, 33, 63};
+    char path[] = "/tmp/sg_unit_graphXXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    for (int ki = 0; ki < 4; ki++) {
+        int k = ks[ki];
+        char *s1 = random_seq(3000), *s2 = random_seq(500);
+        FILE *fp = fopen(path, "w");
+        fprintf(fp, ">a\n%s\n>b\n%s\n", s1, s2);
+        fclose(fp);
+        strs_t want = {0};
+        brute_kmers(s1, k, &want);
+        brute_kmers(s2, k, &want);
+        qsort(want.k, want.n, sizeof *want.k, cmp_str);
+        uint64_t distinct = 0, hist[64] = {0};
+        for (size_t i = 0; i < want.n;) {
+            size_t j = i;
+            while (j < want.n && !strcmp(want.k[j], want.k[i])) j++;
+            distinct++;
+            hist[j - i < 63 ? j - i : 63]++;
+            i = j;
+        }
+        for (size_t block = 7; block < 5000; block = block * 3 + 1) {
+            sg_kmers_t *t = count_file(path, k, block);
+            uint64_t got[64];
+            sg_kmers_histogram(t, got, 64);
+            CHECK(sg_kmers_total(t) == want.n && sg_kmers_distinct(t) == distinct && !memcmp(got, hist, sizeof got),
+                  "k=%d block %zu: %llu k-mers (%llu distinct), want %zu (%llu)", k, block,
+                  (unsigned long long)sg_kmers_total(t), (unsigned long long)sg_kmers_distinct(t), want.n,
+                  (unsigned long long)distinct);
+            sg_kmers_free(t);
+        }
+        for (size_t i = 0; i < want.n; i++) free(want.k[i]);
+        free(want.k);
+        free(s1);
+        free(s2);
+    }
+    unlink(path);
+}
+
+/* Every kept k-mer lies in exactly one unitig, once; links are exactly the
+ * (k-1)-overlaps between unitig ends. */
+static void test_unitigs(void)
+{
+    char path[] = "/tmp/sg_unit_graphXXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    for (int round = 0; round < 12; round++) {
+        int k = round % 2 ? 33 : 11;
+        char *s = random_seq(4000 + unit_below(4000));
+        FILE *fp = fopen(path, "w");
+        fprintf(fp, ">a\n%s\n", s);
+        fclose(fp);
+        sg_kmers_t *t = count_file(path, k, 1000);
+        uint32_t min = 1 + unit_below(3);
+        sg_kmers_filter(t, min);
+        uint64_t kept = sg_kmers_distinct(t);
+        sg_graph_t g;
+        sg_kmers_unitigs(t, &g);
+        /* the unitigs' k-mers, canonical, against the kept set */
+        strs_t in_unitigs = {0};
+        int links_ok = 1;
+        for (uint32_t u = 0; u < g.n; u++) {
+            char *seq = strndup(g.seq + g.seq_off[u], sg_graph_len(&g, u));
+            brute_kmers(seq, k, &in_unitigs);
+            free(seq);
+        }
+        qsort(in_unitigs.k, in_unitigs.n, sizeof *in_unitigs.k, cmp_str);
+        int unique = 1;
+        for (size_t i = 1; i < in_unitigs.n; i++) unique &= strcmp(in_unitigs.k[i], in_unitigs.k[i - 1]) != 0;
+        /* links: for every pair of oriented unitigs, a (k-1) overlap iff an edge */
+        uint64_t brute_links = 0;
+        for (uint32_t v = 0; v < g.n_vert && links_ok; v++) {
+            char *a = strndup(g.seq + g.seq_off[v >> 1], sg_graph_len(&g, v >> 1));
+            char *ao = v & 1 ? rc(a) : strdup(a);
+            for (uint32_t w = 0; w < g.n_vert; w++) {
+                char *b = strndup(g.seq + g.seq_off[w >> 1], sg_graph_len(&g, w >> 1));
+                char *bo = w & 1 ? rc(b) : strdup(b);
+                int overlap = !strncmp(ao + strlen(ao) - (k - 1), bo, k - 1);
+                int edge = 0;
+                for (uint64_t j = g.off[v]; j < g.off[v + 1]; j++) edge |= g.adj[j] == w;
+                brute_links += overlap;
+                links_ok &= overlap == edge;
+                free(b);
+                free(bo);
+            }
+            free(a);
+            free(ao);
+        }
+        CHECK(in_unitigs.n == kept && unique, "round %d: %zu k-mers in unitigs, %llu kept, each once: %d", round,
+              in_unitigs.n, (unsigned long long)kept, unique);
+        CHECK(links_ok && brute_links == g.n_edges, "round %d: links %llu, brute force %llu", round,
+              (unsigned long long)g.n_edges, (unsigned long long)brute_links);
+        for (size_t i = 0; i < in_unitigs.n; i++) free(in_unitigs.k[i]);
+        free(in_unitigs.k);
+        sg_graph_free(&g);
+        sg_kmers_free(t);
+        free(s);
+    }
+    unlink(path);
+}
+
+static void test_coverage(void)
+{
+    /* errors falling off from 1, then a Poisson-like peak at c */
+    for (int c = 8; c <= 120; c += 7) {
+        uint64_t hist[1001] = {0};
+        for (int i = 1; i < 1000; i++) {
+            double err = 1e6 * pow(0.3, i - 1);
+            double peak = 5e4 * exp(-(i - c) * (double)(i - c) / (2.0 * c));
+            hist[i] = (uint64_t)(err + peak);
+        }
+        sg_coverage_t cov;
+        sg_coverage_estimate(hist, 1001, &cov);
+        CHECK(fabs(cov.coverage - c) < 0.05 * c + 1, "peak at %d: coverage %.2f (trough %d)", c, cov.coverage, cov.trough);
+    }
+    uint64_t flat[100] = {0, 1000, 10, 3, 1}; /* a genome: nearly every k-mer once */
+    sg_coverage_t cov;
+    sg_coverage_estimate(flat, 100, &cov);
+    CHECK(cov.coverage <= 3, "single-copy input: coverage %.2f", cov.coverage);
+}
+
+int main(void)
+{
+    RUN(test_tarjan_random);
+    RUN(test_tarjan_long_chain);
+    RUN(test_rotations);
+    RUN(test_kmer_counts);
+    RUN(test_unitigs);
+    RUN(test_coverage);
+    return UNIT_SUMMARY();
+}
