@@ -87,7 +87,7 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libseqgpu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libseqgpu.a $(SG_LIBS)
 
-$(BUILD)/bench/gen_genome: bench/gen_genome.c
+$(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $<
 
@@ -110,9 +110,10 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh examples/demo.sh
 
-bench: all $(BUILD)/bench/gen_genome
+bench: all $(BUILD)/bench/gen_genome $(BUILD)/bench/sim_reads
 	@sh .ci/deps bench
 	@sh bench/find_bench.sh
+	@sh bench/scc_bench.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
