@@ -1,10 +1,14 @@
 # seqgpu. Honours CC, CFLAGS, CPPFLAGS, LDFLAGS, NVCC, PREFIX and DESTDIR.
 #   make            build bin/seqgpu (CUDA part when nvcc is found; CUDA=0 forces it off)
-#   make test       unit and CLI tests          make demo    run examples/demo.sh
-#   make bench      bench/ side by side with seqkit
+#   make test       unit and CLI tests, then again under ASan (leaks too) and UBSan
+#   make check      the tests once, on the normal build
+#   make asan / ubsan   sanitizer builds in build/asan, build/ubsan
+#   make fuzz       libFuzzer runs (FUZZ_SECONDS each, default 60)
+#   make demo       run examples/demo.sh     make bench   bench/ side by side with peers
 #   make install    PREFIX=/usr/local DESTDIR=
 
-BUILD   := build
+BUILD   ?= build
+BIN     ?= bin
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CFLAGS  ?= -O3 -g
@@ -42,18 +46,18 @@ endif
 
 CORE_SRC := src/log.c src/cli.c src/pipeline.c src/motif.c src/chunk.c src/input.c src/hits.c src/kernels.c \
             src/kmer.c src/graph.c src/repeats.c formats/gfa.c \
-            src/backend.c src/backend_cpu.c formats/seqio.c formats/output.c formats/json.c $(CUDA_C_SRC) $(OPENCL_C_SRC)
+            src/backend.c src/backend_cpu.c formats/seqio.c formats/output.c formats/outfile.c formats/json.c $(CUDA_C_SRC) $(OPENCL_C_SRC)
 CLI_SRC  := src/main.c src/find.c src/scc.c
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CUDA_CU_OBJ)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test demo bench install clean deps test-deps units FORCE
-all: bin/seqgpu
+.PHONY: all test check asan ubsan test-asan test-ubsan fuzz fuzz-ci fuzz-build demo bench install clean deps test-deps units FORCE
+all: $(BIN)/seqgpu
 
-bin/seqgpu: $(CLI_OBJ) $(BUILD)/libseqgpu.a
-	@mkdir -p bin
+$(BIN)/seqgpu: $(CLI_OBJ) $(BUILD)/libseqgpu.a
+	@mkdir -p $(BIN)
 	$(CC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $^ $(SG_LIBS)
 
 $(BUILD)/libseqgpu.a: $(CORE_OBJ)
@@ -101,10 +105,35 @@ test-deps:
 	@sh .ci/deps test
 
 test: test-deps
+	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory test-asan
+	@$(MAKE) --no-print-directory test-ubsan
+	@$(MAKE) --no-print-directory fuzz-ci
+
+check:
 	@$(MAKE) --no-print-directory all units
-	@sh tests/run.sh
+	@BUILD=$(BUILD) SEQGPU=$(CURDIR)/$(BIN)/seqgpu sh tests/run.sh
 
 units: $(UNIT_BIN)
+
+# Sanitizer builds: CUDA off (ASan and the static CUDA runtime do not mix).
+SAN_FLAGS = -O1 -g -fno-omit-frame-pointer
+asan:
+	@$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/bin CUDA=0 \
+	    CFLAGS="$(SAN_FLAGS) -fsanitize=address" LDFLAGS="$(LDFLAGS) -fsanitize=address" all units
+ubsan:
+	@$(MAKE) --no-print-directory BUILD=build/ubsan BIN=build/ubsan/bin CUDA=0 \
+	    CFLAGS="$(SAN_FLAGS) -fsanitize=undefined -fno-sanitize-recover=all" \
+	    LDFLAGS="$(LDFLAGS) -fsanitize=undefined" all units
+test-asan: asan
+	@echo "# under AddressSanitizer and LeakSanitizer"
+	@BUILD=build/asan SEQGPU=$(CURDIR)/build/asan/bin/seqgpu \
+	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
+	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 sh tests/run.sh
+test-ubsan: ubsan
+	@echo "# under UndefinedBehaviorSanitizer"
+	@BUILD=build/ubsan SEQGPU=$(CURDIR)/build/ubsan/bin/seqgpu \
+	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -115,9 +144,40 @@ bench: all $(BUILD)/bench/gen_genome $(BUILD)/bench/sim_reads
 	@sh bench/find_bench.sh
 	@sh bench/scc_bench.sh
 
+# libFuzzer harnesses (clang): the reader, the motif compiler, the GFA and edge-list readers.
+# New inputs go to build/fuzz/corpus_*, crashes to build/fuzz/crash-*; a crash
+# input belongs in tests/fuzz/regressions/NAME/, which fuzz-ci replays.
+FUZZ_CC      ?= clang
+FUZZERS      := reader motif gfa
+FUZZ_SECONDS ?= 60
+FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(BUILD)/libseqgpu.a
+	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(BUILD)/libseqgpu.a $(SG_LIBS)
+fuzz-build:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: $(FUZZ_CC) is not installed (apt-get install clang libclang-rt-14-dev)"; exit 1; }
+	@$(MAKE) --no-print-directory BUILD=build/fuzz BIN=build/fuzz/bin CC=$(FUZZ_CC) CUDA=0 OPENCL=0 \
+	    CFLAGS="-g -O1 $(FUZZ_SAN)" LDFLAGS="$(LDFLAGS) -fsanitize=address,undefined" \
+	    $(FUZZERS:%=build/fuzz/fuzz_%)
+fuzz: fuzz-build
+	@for f in $(FUZZERS); do \
+	    mkdir -p build/fuzz/corpus_$$f; \
+	    echo "# fuzz_$$f for $(FUZZ_SECONDS) s"; \
+	    build/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	        -artifact_prefix=build/fuzz/crash-$$f- build/fuzz/corpus_$$f tests/fuzz/corpus/$$f 2>&1 | \
+	        grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|INFO: Running with|ERROR)" ; \
+	    test $${PIPESTATUS:-0} -eq 0 || exit 1; \
+	    if ls build/fuzz/crash-$$f-* >/dev/null 2>&1; then echo "fuzz_$$f: crash inputs in build/fuzz/"; exit 1; fi; \
+	done
+fuzz-ci: fuzz-build
+	@for f in $(FUZZERS); do \
+	    if [ -d tests/fuzz/regressions/$$f ]; then build/fuzz/fuzz_$$f tests/fuzz/regressions/$$f/* >/dev/null 2>&1 || \
+	        { echo "not ok - fuzz_$$f: a regression input fails again"; exit 1; }; fi; \
+	done
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-5}
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 bin/seqgpu $(DESTDIR)$(PREFIX)/bin/seqgpu
+	install -m 755 $(BIN)/seqgpu $(DESTDIR)$(PREFIX)/bin/seqgpu
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:

@@ -22,3 +22,14 @@ echo "== the same search over gzipped FASTQ reads, with a JSON run summary"
 $SEQGPU find -q -m CCWGG --stats "$out/stats.json" -o "$out/reads.bed" examples/lambda_reads.fq.gz
 echo "$(wc -l < "$out/reads.bed") hits in reads; summary:"
 cat "$out/stats.json"
+
+echo
+echo "== seqgpu scc: reads with planted tandem arrays (units of 3, 12, 45 and 171 bp)"
+$SEQGPU scc -p "$out/tandem" examples/tandem_reads.fq.gz
+cut -f1-7 "$out/tandem.repeats.tsv"
+echo "units ($out/tandem.units.fa):"
+grep -v '^>' "$out/tandem.units.fa" | cut -c1-70
+
+echo
+echo "== seqgpu scc on real reads (lambda phage, 2,000 reads): a genome without repeats gives none"
+$SEQGPU scc -p "$out/lambda" examples/lambda_reads.fq.gz

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "gfa.h"
 #include "../src/log.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -270,8 +271,10 @@ int sg_edges_read(const char *path, sg_graph_t *g)
         return ret;
     }
     int64_t *labels = sg_malloc((n + 1) * sizeof *labels);
-    memcpy(labels, ends, n * sizeof *labels);
-    qsort(labels, n, sizeof *labels, cmp_i64);
+    if (n) { /* an empty list is an empty graph */
+        memcpy(labels, ends, n * sizeof *labels);
+        qsort(labels, n, sizeof *labels, cmp_i64);
+    }
     uint32_t n_node = 0;
     for (size_t i = 0; i < n; i++)
         if (!n_node || labels[i] != labels[n_node - 1]) labels[n_node++] = labels[i];
@@ -295,11 +298,9 @@ static const char *palette[] = {"#e6194b", "#3cb44b", "#4363d8", "#f58231", "#91
 
 int sg_gfa_write(const char *path, const sg_graph_t *g, const uint8_t *keep, const uint32_t *comp_of)
 {
-    FILE *fp = fopen(path, "w");
-    if (!fp) {
-        sg_error("cannot open '%s' for writing: %s", path, strerror(errno));
-        return SG_ERR_SYSTEM;
-    }
+    sg_outfile_t out;
+    if (sg_outfile_open(&out, path) < 0) return SG_ERR_SYSTEM;
+    FILE *fp = out.fp;
     char nb[32], nb2[32];
     fputs("H\tVN:Z:1.0\n", fp);
     for (uint32_t i = 0; i < g->n; i++) {
@@ -323,10 +324,5 @@ int sg_gfa_write(const char *path, const sg_graph_t *g, const uint8_t *keep, con
                     sg_graph_name(g, w >> 1, nb2, sizeof nb2), w & 1 ? '-' : '+', g->ovl[j]);
         }
     }
-    int bad = ferror(fp);
-    if (fclose(fp) != 0 || bad) {
-        sg_error("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-        return SG_ERR_SYSTEM;
-    }
-    return 0;
+    return sg_outfile_close(&out);
 }

@@ -3,8 +3,6 @@
 #include "../src/log.h"
 
 #include <errno.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,8 +149,8 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
 
 static int write_all(sg_writer_t *w, const char *s, size_t n)
 {
-    if (n && fwrite(s, 1, n, w->fp) != n) {
-        sg_error("cannot write to '%s': %s", w->path, strerror(errno ? errno : EIO));
+    if (n && fwrite(s, 1, n, w->out.fp) != n) {
+        sg_error("cannot write to '%s': %s", w->out.path, strerror(errno ? errno : EIO));
         w->failed = 1;
         return SG_ERR_SYSTEM;
     }
@@ -163,15 +161,9 @@ int sg_writer_open(sg_writer_t *w, const char *path, const sg_formatter_t *f)
 {
     memset(w, 0, sizeof *w);
     w->f = f;
-    w->path = strcmp(path, "-") ? path : "(standard output)";
-    w->fp = strcmp(path, "-") ? fopen(path, "w") : stdout;
-    if (!w->fp) {
-        sg_error("cannot open '%s' for writing: %s", path, strerror(errno));
-        return SG_ERR_INPUT;
-    }
-    struct stat st;
-    w->regular = w->fp != stdout && fstat(fileno(w->fp), &st) == 0 && S_ISREG(st.st_mode);
-    setvbuf(w->fp, NULL, _IOFBF, 1 << 20);
+    int r = sg_outfile_open(&w->out, path);
+    if (r < 0) return r;
+    setvbuf(w->out.fp, NULL, _IOFBF, 1 << 20);
     w->acc = sg_calloc(f->ms->n_motif, sizeof *w->acc);
     w->total = sg_calloc(f->ms->n_motif, sizeof *w->total);
     const char *head = f->fmt == SG_OUT_TSV   ? "seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\n"
@@ -205,26 +197,16 @@ int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o)
 
 int sg_writer_close(sg_writer_t *w)
 {
-    int r = 0;
-    if (w->fp) {
-        errno = 0;
-        if (fflush(w->fp) != 0 || ferror(w->fp)) {
-            if (!w->failed) sg_error("cannot write to '%s': %s", w->path, strerror(errno ? errno : EIO));
-            r = SG_ERR_SYSTEM;
-        }
-        if (fclose(w->fp) != 0 && !r) {
-            sg_error("cannot close '%s': %s", w->path, strerror(errno ? errno : EIO));
-            r = SG_ERR_SYSTEM;
-        }
-        w->fp = NULL;
+    if (w->failed) {
+        sg_outfile_discard(&w->out);
+        return SG_ERR_SYSTEM;
     }
-    return w->failed ? SG_ERR_SYSTEM : r;
+    return w->out.path ? sg_outfile_close(&w->out) : 0;
 }
 
 void sg_writer_discard(sg_writer_t *w)
 {
-    /* never a device or a pipe: "-o /dev/full" must not delete /dev/full */
-    if (w->regular && unlink(w->path) == 0) sg_error("removed the incomplete output '%s'", w->path);
+    sg_outfile_discard(&w->out);
 }
 
 void sg_writer_free(sg_writer_t *w)

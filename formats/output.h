@@ -11,6 +11,7 @@
 #include "../src/chunk.h"
 #include "../src/hits.h"
 #include "../src/motif.h"
+#include "outfile.h"
 
 typedef enum { SG_OUT_BED, SG_OUT_TSV, SG_OUT_COUNT } sg_outfmt_t;
 
@@ -40,14 +41,12 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
 void sg_chunk_text_free(sg_chunk_text_t *o);
 
 typedef struct {
-    FILE *fp;
-    const char *path;
+    sg_outfile_t out;
     const sg_formatter_t *f;
     uint64_t *acc;        /* count format: the record that spans chunks */
     char *acc_name;
     uint64_t *total;      /* hits per motif so far */
     int failed;
-    int regular;          /* the output is a regular file (one that a failed run may remove) */
 } sg_writer_t;
 
 /** Open path ("-" for standard output) and print the header line, if the format has one. */
@@ -58,7 +57,7 @@ int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o)
 int sg_writer_close(sg_writer_t *w) __attribute__((warn_unused_result));
 /** Free the writer's memory (total stays readable until then). */
 void sg_writer_free(sg_writer_t *w);
-/** After a failed run: remove a regular output file so that no short file looks complete. */
+/** After a failed run: close and remove the output (never a device or standard output). */
 void sg_writer_discard(sg_writer_t *w);
 
 #endif

@@ -166,6 +166,11 @@ static size_t find_cut(int fmt, const char *b, size_t len, int eof, int midline,
         const char *nl = memrchr(b, '\n', len);
         if (nl) return nl + 1 - b;
         if (midline || b[0] != '>') { /* inside one long sequence line */
+            /* never between a CR and its LF: a CR is dropped only at a line's end */
+            if (b[len - 1] == '\r') {
+                if (len == 1) return GROW;
+                len--;
+            }
             *next_midline = 1;
             return len;
         }
@@ -224,7 +229,7 @@ static int next_streamed(sg_reader_t *r, sg_chunk_t *c)
 {
     c->cap = r->block + r->carry_len + 1;
     c->seq = sg_malloc(c->cap);
-    memcpy(c->seq, r->carry, r->carry_len);
+    if (r->carry_len) memcpy(c->seq, r->carry, r->carry_len);
     c->len = r->carry_len;
     c->midline = r->midline;
     size_t want = r->block > c->len ? r->block : c->len + r->block;
@@ -250,7 +255,7 @@ static int next_streamed(sg_reader_t *r, sg_chunk_t *c)
         r->carry_cap = r->carry_len + r->carry_len / 2;
         r->carry = sg_realloc(r->carry, r->carry_cap);
     }
-    memcpy(r->carry, c->seq + cut, r->carry_len);
+    if (r->carry_len) memcpy(r->carry, c->seq + cut, r->carry_len);
     c->len = cut;
     return 0;
 }
@@ -310,10 +315,11 @@ static const char *char_name(unsigned char ch, char *buf, size_t n)
     return buf;
 }
 
-/* Append the sequence line [p, e) at *out, without a final CR. */
-static inline void copy_seq(char **out, const char *p, const char *e)
+/* Append the sequence line [p, e) at *out, without the CR of a CRLF line end
+ * (line_end: e ends the line, rather than the block in mid-line). */
+static inline void copy_seq(char **out, const char *p, const char *e, int line_end)
 {
-    if (e > p && e[-1] == '\r') e--;
+    if (line_end && e > p && e[-1] == '\r') e--;
     memmove(*out, p, e - p);
     *out += e - p;
 }
@@ -377,7 +383,7 @@ static int parse_fasta(sg_chunk_t *c, const char *src)
                 seg = sg_chunk_add_seg(c);
                 seg->off = 0;
             }
-            copy_seq(&out, p, e);
+            copy_seq(&out, p, e, nl || c->file_end);
         }
         p = nl ? nl + 1 : end;
         line_start = nl != NULL;
@@ -425,7 +431,7 @@ static int parse_fastq(sg_chunk_t *c, const char *src)
         seg->first = 1;
         seg->name = name;
         seg->off = out - c->seq;
-        copy_seq(&out, s, se);
+        copy_seq(&out, s, se, 1);
         seg->len = out - c->seq - seg->off;
         if (qe > q && qe[-1] == '\r') qe--;
         if ((uint64_t)(qe - q) != seg->len)

@@ -247,7 +247,8 @@ static int run_kernels(ocl_t *st, slot_t *s, uint64_t n, char *err, size_t errsz
     device_t *d = s->dev;
     cl_uint zero = 0, cap = (cl_uint)s->hits_cap;
     cl_ulong n_start = n;
-    CK(clEnqueueWriteBuffer(s->queue, s->count, CL_FALSE, 0, sizeof zero, &zero, 0, NULL, NULL), "clEnqueueWriteBuffer");
+    /* a fill copies its pattern when enqueued (a non-blocking write would read zero after it is gone) */
+    CK(clEnqueueFillBuffer(s->queue, s->count, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL), "clEnqueueFillBuffer");
     if (st->n_scan) {
         /* seed 001: each work-group one range of the text */
         size_t groups = (size_t)d->units * 4, global;
@@ -404,7 +405,7 @@ static void ocl_destroy(sg_backend_t *be)
 
 static int open_platform(ocl_t *st, const sg_backend_opts_t *o, char *err, size_t errsz)
 {
-    cl_platform_id platform;
+    cl_platform_id platform = NULL;
     int r = choose_platform(&platform, st->platform, sizeof st->platform, err, errsz);
     if (r < 0) return r;
     cl_uint n_all = 0;

@@ -3,7 +3,6 @@
  * read (1 thread) -> parse (all) -> chunk (ordered) -> scan+format (all, or
  * as many as the backend takes) -> write (ordered). */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,11 +114,10 @@ typedef struct {
 
 static int write_stats(const find_opts_t *o, const find_ctx_t *ctx, const double *busy, double wall)
 {
-    FILE *fp = fopen(o->stats, "w");
-    if (!fp) {
-        sg_error("cannot open '%s' for writing: %s", o->stats, strerror(errno));
-        return SG_ERR_SYSTEM;
-    }
+    sg_outfile_t out;
+    int r = sg_outfile_open(&out, o->stats);
+    if (r < 0) return SG_ERR_SYSTEM;
+    FILE *fp = out.fp;
     const sg_motif_set_t *ms = ctx->ms;
     uint64_t total = 0;
     fprintf(fp, "{\n  \"program\": \"seqgpu\",\n  \"version\": \"%s\",\n  \"command\": \"find\",\n  \"inputs\": [",
@@ -150,11 +148,7 @@ static int write_stats(const find_opts_t *o, const find_ctx_t *ctx, const double
     for (int s = 0; s < N_STEPS; s++) fprintf(fp, "%s\"%s\": %.4f", s ? ", " : "", step_names[s], busy[s]);
     fprintf(fp, "},\n  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n", wall,
             sg_cputime(), sg_peak_rss());
-    if (fclose(fp) != 0) {
-        sg_error("cannot write '%s': %s", o->stats, strerror(errno));
-        return SG_ERR_SYSTEM;
-    }
-    return 0;
+    return sg_outfile_close(&out);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -280,9 +274,8 @@ int main_find(int argc, char **argv)
     sg_pipeline_opts_t po = {.n_threads = o.threads, .max_items = 2 * o.threads + 4,
                              .free_item = sg_input_free_chunk, .busy = busy};
     r = sg_pipeline_run(steps, N_STEPS, &ctx, &po);
-    int wr = sg_writer_close(&ctx.writer);
-    if (r == 0) r = wr;
-    if (r < 0) sg_writer_discard(&ctx.writer);
+    if (r == 0) r = sg_writer_close(&ctx.writer);
+    else sg_writer_discard(&ctx.writer);
     double wall = sg_realtime() - t0;
     if (r == 0 && o.stats) r = write_stats(&o, &ctx, busy, wall);
     if (r == 0) {

@@ -36,6 +36,7 @@ static void vmsg(const char *head, const char *mid, const char *fmt, va_list ap)
 
 void sg_error(const char *fmt, ...)
 {
+    if (log_quiet > 1) return;
     char head[128];
     snprintf(head, sizeof head, "%s: ", log_prefix);
     va_list ap;
@@ -46,6 +47,7 @@ void sg_error(const char *fmt, ...)
 
 void sg_warn(const char *fmt, ...)
 {
+    if (log_quiet > 1) return;
     char head[128];
     snprintf(head, sizeof head, "%s: ", log_prefix);
     va_list ap;

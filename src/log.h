@@ -22,7 +22,8 @@ enum {
 /** Map a negative SG_ERR_* code to the matching SG_EXIT_* code. */
 int sg_exit_code(int err);
 
-/** Set the prefix of every message ("seqgpu find") and whether info lines print. */
+/** Set the prefix of every message ("seqgpu find") and whether info lines print
+ * (quiet 1: no info lines; 2: no messages at all, for fuzzing harnesses). */
 void sg_log_init(const char *prefix, int quiet);
 
 /** "PREFIX: message" on stderr. */

@@ -1,9 +1,9 @@
 #define _GNU_SOURCE
 #include "repeats.h"
 #include "log.h"
+#include "../formats/outfile.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,27 +288,11 @@ void sg_repeats_free(sg_repeats_t *r)
     memset(r, 0, sizeof *r);
 }
 
-static FILE *open_out(const char *path)
-{
-    FILE *fp = fopen(path, "w");
-    if (!fp) sg_error("cannot open '%s' for writing: %s", path, strerror(errno));
-    return fp;
-}
-
-static int close_out(FILE *fp, const char *path)
-{
-    int bad = ferror(fp);
-    if (fclose(fp) != 0 || bad) {
-        sg_error("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-        return SG_ERR_SYSTEM;
-    }
-    return 0;
-}
-
 int sg_repeats_write_tsv(const char *path, const sg_repeats_t *r)
 {
-    FILE *fp = open_out(path);
-    if (!fp) return SG_ERR_SYSTEM;
+    sg_outfile_t out;
+    if (sg_outfile_open(&out, path) < 0) return SG_ERR_SYSTEM;
+    FILE *fp = out.fp;
     fputs("id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit\n", fp);
     for (uint32_t i = 0; i < r->n; i++) {
         const sg_repeat_t *x = &r->r[i];
@@ -316,13 +300,14 @@ int sg_repeats_write_tsv(const char *path, const sg_repeats_t *r)
                 x->n_nodes, (unsigned long long)x->kmers, (unsigned long long)x->period, x->mean_count, x->copies,
                 x->unit[0] ? x->unit : "*");
     }
-    return close_out(fp, path);
+    return sg_outfile_close(&out);
 }
 
 int sg_repeats_write_units(const char *path, const sg_repeats_t *r)
 {
-    FILE *fp = open_out(path);
-    if (!fp) return SG_ERR_SYSTEM;
+    sg_outfile_t out;
+    if (sg_outfile_open(&out, path) < 0) return SG_ERR_SYSTEM;
+    FILE *fp = out.fp;
     for (uint32_t i = 0; i < r->n; i++) {
         const sg_repeat_t *x = &r->r[i];
         if (!x->unit[0]) continue;
@@ -330,17 +315,18 @@ int sg_repeats_write_units(const char *path, const sg_repeats_t *r)
                 (unsigned long long)x->period, x->copies);
         for (uint64_t j = 0; j < x->period; j += 60) fprintf(fp, "%.60s\n", x->unit + j);
     }
-    return close_out(fp, path);
+    return sg_outfile_close(&out);
 }
 
 int sg_components_write(const char *path, const sg_graph_t *g, const uint32_t *node_comp)
 {
-    FILE *fp = open_out(path);
-    if (!fp) return SG_ERR_SYSTEM;
+    sg_outfile_t out;
+    if (sg_outfile_open(&out, path) < 0) return SG_ERR_SYSTEM;
+    FILE *fp = out.fp;
     char nb[32];
     const char *prefix = g->oriented ? "repeat" : "scc";
     fputs("node\tcomponent\n", fp);
     for (uint32_t i = 0; i < g->n; i++)
         if (node_comp[i]) fprintf(fp, "%s\t%s%u\n", sg_graph_name(g, i, nb, sizeof nb), prefix, node_comp[i]);
-    return close_out(fp, path);
+    return sg_outfile_close(&out);
 }

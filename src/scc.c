@@ -5,7 +5,6 @@
  * of the kept k-mers -> SCCs -> repeats, reported once per reverse-complement
  * twin. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 
 #include "../formats/gfa.h"
 #include "../formats/json.h"
+#include "../formats/outfile.h"
 #include "cli.h"
 #include "graph.h"
 #include "input.h"
@@ -184,11 +184,9 @@ static char *out_path(const char *prefix, const char *suffix)
 static int write_stats(const scc_opts_t *o, const scc_run_t *run, const sg_graph_t *g, const sg_repeats_t *rp,
                        double wall)
 {
-    FILE *fp = fopen(o->stats, "w");
-    if (!fp) {
-        sg_error("cannot open '%s' for writing: %s", o->stats, strerror(errno));
-        return SG_ERR_SYSTEM;
-    }
+    sg_outfile_t out;
+    if (sg_outfile_open(&out, o->stats) < 0) return SG_ERR_SYSTEM;
+    FILE *fp = out.fp;
     fprintf(fp, "{\n  \"program\": \"seqgpu\",\n  \"version\": \"%s\",\n  \"command\": \"scc\",\n  \"inputs\": [", SG_VERSION);
     for (int i = 0; i < o->n_inputs; i++) {
         fputs(i ? ", " : "", fp);
@@ -212,11 +210,7 @@ static int write_stats(const scc_opts_t *o, const scc_run_t *run, const sg_graph
     fprintf(fp, "  \"stage_seconds\": {\"count\": %.4f, \"coverage\": %.4f, \"compact\": %.4f, \"scc\": %.4f, "
                 "\"report\": %.4f},\n  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n",
             run->t.count, run->t.coverage, run->t.compact, run->t.scc, run->t.report, wall, sg_cputime(), sg_peak_rss());
-    if (fclose(fp) != 0) {
-        sg_error("cannot write '%s': %s", o->stats, strerror(errno));
-        return SG_ERR_SYSTEM;
-    }
-    return 0;
+    return sg_outfile_close(&out);
 }
 
 static int usage_error(const char *fmt, const char *arg)

@@ -2,7 +2,8 @@
 # Run the C unit tests and the bats suites; the last line is "N passed, N failed".
 cd "$(dirname "$0")/.." || exit 2
 pass=0 fail=0 skip=0
-for t in build/tests/unit_*; do
+BUILD=${BUILD:-build}
+for t in "$BUILD"/tests/unit_*; do
     [ -x "$t" ] || continue
     echo "# $t"
     out=$("$t" 2>&1)
