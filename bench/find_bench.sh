@@ -19,27 +19,7 @@ genome=$BENCH_DIR/genome_$SIZE.fa
 motif1=ACGTTGCA
 awk 'BEGIN { srand(7); for (i = 0; i < 100; i++) { s = ""; for (j = 0; j < 12; j++) s = s substr("ACGT", int(rand() * 4) + 1, 1); printf ">m%d\n%s\n", i, s } }' > "$BENCH_DIR/m100.fa"
 awk '/^>/ {n=substr($0,2); next} {printf "%s\t%s\n", n, $0}' "$BENCH_DIR/m100.fa" > "$BENCH_DIR/m100.tsv"
-TIME=/usr/bin/time
-[ -x $TIME ] || { echo "bench: GNU time (/usr/bin/time) is needed: apt-get install time" >&2; exit 1; }
-
-# run NAME CMD...: median wall seconds (nanosecond clock) and max peak RSS
-# (GNU time) over REPEATS runs; the command's stdout goes to $BENCH_DIR/NAME.out
-run() {
-    name=$1; shift
-    : > "$BENCH_DIR/$name.times"
-    i=0
-    while [ $i -lt "$REPEATS" ]; do
-        t0=$(date +%s%N)
-        $TIME -f '%M' -o "$BENCH_DIR/$name.rss" "$@" > "$BENCH_DIR/$name.out" 2>/dev/null
-        t1=$(date +%s%N)
-        echo "$(( (t1 - t0) / 1000 )) $(cat "$BENCH_DIR/$name.rss")" >> "$BENCH_DIR/$name.times"
-        i=$((i + 1))
-    done
-    sort -n "$BENCH_DIR/$name.times" | awk '{t[NR]=$1; if ($2>m) m=$2} END {printf "%.3f %.1f\n", t[int((NR+1)/2)]/1e6, m/1024}'
-}
-
-# hits in a BED stream, counting a seqkit palindrome (reported on + and -) once
-hits() { awk -F'\t' '{k=$1 FS $2 FS $3 FS $4; if (!(k in s)) n++; s[k]=1} END {print n+0}' "$1"; }
+. bench/lib.sh
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 echo "# seqgpu find vs seqkit locate: $SIZE genome ($(du -m "$genome" | cut -f1) MB), $THREADS threads, median of $REPEATS"
@@ -58,7 +38,7 @@ for case in one_8mer 100_12mers; do
         set -- $(run seqgpu_${be}_$case "$SEQGPU" find -q -b "$be" -t "$THREADS" $sg "$genome")
         h=$(hits "$BENCH_DIR/seqgpu_${be}_$case.out")
         printf '| %s | seqgpu find -b %s | %s | %s | %s | %s |\n' "$case" "$be" "$1" "$2" "$h" \
-            "$(awk -v a="$sk_t" -v b="$1" 'BEGIN {printf "%.1f", a / b}')"
+            "$(ratio "$sk_t" "$1")"
         [ "$h" = "$sk_h" ] || echo "# WARNING: $be found $h hits, seqkit $sk_h"
     done
 done

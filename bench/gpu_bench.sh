@@ -26,25 +26,8 @@ cat "$genome" "$slice" > /dev/null # into the page cache
 awk 'BEGIN { srand(11); for (i = 0; i < 1000; i++) { s = ""; for (j = 0; j < 20; j++) s = s substr("ACGT", int(rand() * 4) + 1, 1); printf ">m%d\n%s\n", i, s } }' > "$BENCH_DIR/m1000.fa"
 awk '/^>/ {n=substr($0,2); next} {printf "%s\t%s\n", n, $0}' "$BENCH_DIR/m1000.fa" > "$BENCH_DIR/m1000.tsv"
 motif1=ACGTTGCA
-TIME=$(command -v time 2>/dev/null || true)
-[ -x /usr/bin/time ] && TIME=/usr/bin/time
+. bench/lib.sh
 
-# run NAME CMD...: "median_seconds peak_rss_mb" over REPEATS runs
-run() {
-    name=$1; shift
-    : > "$BENCH_DIR/$name.times"
-    i=0
-    while [ $i -lt "$REPEATS" ]; do
-        t0=$(date +%s%N)
-        $TIME -f '%M' -o "$BENCH_DIR/$name.rss" "$@" > "$BENCH_DIR/$name.out" 2>"$BENCH_DIR/$name.err" ||
-            { echo "# $name failed: $(tail -2 "$BENCH_DIR/$name.err")"; }
-        t1=$(date +%s%N)
-        echo "$(( (t1 - t0) / 1000 )) $(tail -1 "$BENCH_DIR/$name.rss")" >> "$BENCH_DIR/$name.times"
-        i=$((i + 1))
-    done
-    sort -n "$BENCH_DIR/$name.times" | awk '{t[NR]=$1; if ($2>m) m=$2} END {printf "%.3f %.0f\n", t[int((NR+1)/2)]/1e6, m/1024}'
-}
-hits() { awk -F'\t' '{k=$1 FS $2 FS $3 FS $4; if (!(k in s)) n++; s[k]=1} END {print n+0}' "$1"; }
 # stage seconds and device figures from a --stats file
 stat_line() {
     python3 - "$1" <<'PY'
@@ -78,7 +61,7 @@ for case in one_8mer 1000_20mers; do
     for be in $BACKENDS; do
         set -- $(run seqgpu_${be}_$case "$SEQGPU" find -q -b $be -t "$THREADS" --stats "$BENCH_DIR/stats_${be}_$case.json" $sg "$genome")
         printf '| %s | seqgpu find -b %s | %s | %s | %s | %sx |\n' "$case" "$be" "$1" "$2" "$(hits "$BENCH_DIR/seqgpu_${be}_$case.out")" \
-            "$(awk -v a="$sk_t" -v b="$1" 'BEGIN {printf "%.1f", a / b}')"
+            "$(ratio "$sk_t" "$1")"
         eval "t_${be}_$case=$1"
     done
     for be in $BACKENDS; do

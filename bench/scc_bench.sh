@@ -21,14 +21,8 @@ d=$(cd "$BENCH_DIR" && pwd)
 [ -s "$d/scc_genome_$GENOME.fa" ] || build/bench/gen_genome "$GENOME" 5 > "$d/scc_genome_$GENOME.fa"
 [ -s "$d/scc_reads_$GENOME.fq" ] || build/bench/sim_reads "$d/scc_genome_$GENOME.fa" 30 150 0.005 5 > "$d/scc_reads_$GENOME.fq"
 
-# timed NAME CMD...: "seconds peak_rss_mb"
-timed() {
-    name=$1; shift
-    t0=$(date +%s%N)
-    /usr/bin/time -f '%M' -o "$d/$name.rss" "$@" > "$d/$name.out" 2> "$d/$name.err" || { echo "# $name failed: $(tail -3 "$d/$name.err")" >&2; }
-    t1=$(date +%s%N)
-    echo "$(( (t1 - t0) / 1000000 )) $(tail -1 "$d/$name.rss")" | awk '{printf "%.2f %.0f\n", $1 / 1000, $2 / 1024}'
-}
+BENCH_DIR=$d REPEATS=1
+. bench/lib.sh
 
 reads=$d/scc_reads_$GENOME.fq
 echo "# seqgpu scc: $(uname -n), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $THREADS threads"
@@ -38,17 +32,17 @@ printf '| step | tool | time (s) | peak RSS (MB) | result | bcalm or scipy / seq
 # two thresholds: the default (3 x coverage: the repeats) and 5 (the whole solid graph)
 for case in repeats solid; do
     opt=""; [ $case = solid ] && opt="-c 5"
-    set -- $(timed scc_seqgpu_$case "$SEQGPU" scc -t "$THREADS" $opt --stats "$d/scc_$case.json" --write-graph "$d/scc_whole_$case.gfa" -p "$d/scc_out_$case" "$reads")
+    set -- $(run scc_seqgpu_$case "$SEQGPU" scc -t "$THREADS" $opt --stats "$d/scc_$case.json" --write-graph "$d/scc_whole_$case.gfa" -p "$d/scc_out_$case" "$reads")
     sg_t=$1 sg_m=$2
     threshold=$($PY -c "import json; print(json.load(open('$d/scc_$case.json'))['threshold'])")
     unitigs=$($PY -c "import json; print(json.load(open('$d/scc_$case.json'))['nodes'])")
     stages=$($PY -c "import json; s=json.load(open('$d/scc_$case.json'))['stage_seconds']; print('count %.2f s, coverage %.2f, unitigs %.2f, scc %.3f, report %.3f' % (s['count'], s['coverage'], s['compact'], s['scc'], s['report']))")
-    set -- $(cd "$d" && timed scc_bcalm_$case bcalm -in "$reads" -kmer-size 31 -abundance-min "$threshold" -nb-cores "$THREADS" -out "$d/scc_bcalm_$case" -verbose 0)
+    set -- $(cd "$d" && run scc_bcalm_$case bcalm -in "$reads" -kmer-size 31 -abundance-min "$threshold" -nb-cores "$THREADS" -out "$d/scc_bcalm_$case" -verbose 0)
     bc_t=$1 bc_m=$2
     bc_n=$(grep -c '^>' "$d/scc_bcalm_$case.unitigs.fa" || true)
     printf '| graph build, k 31, abundance >= %s | bcalm | %s | %s | %s unitigs | 1.0 |\n' "$threshold" "$bc_t" "$bc_m" "$bc_n"
     printf '| graph build + SCC + report | seqgpu scc | %s | %s | %s unitigs | %s |\n' "$sg_t" "$sg_m" "$unitigs" \
-        "$(awk -v a="$bc_t" -v b="$sg_t" 'BEGIN {printf "%.1f", a / b}')"
+        "$(ratio "$bc_t" "$sg_t")"
     eval "stages_$case='$stages'"
 done
 
@@ -68,7 +62,7 @@ dst = np.where(rng.random(3 * n) < 0.5, rng.integers(0, n, size=3 * n), dst)
 np.savetxt(sys.stdout, np.stack([src, dst], axis=1), fmt='%d')
 PY
 for g in scc_unitig_edges powerlaw_$NODES; do
-    set -- $(timed scc_edges_$g "$SEQGPU" scc -q -t "$THREADS" --edges "$d/$g.txt" --stats "$d/scc_edges.json" -p "$d/scc_edges")
+    set -- $(run scc_edges_$g "$SEQGPU" scc -q -t "$THREADS" --edges "$d/$g.txt" --stats "$d/scc_edges.json" -p "$d/scc_edges")
     sg_scc=$($PY -c "import json; s=json.load(open('$d/scc_edges.json')); print('%.3f %d %d %d' % (s['stage_seconds']['scc'], s['nodes'], s['edges'], s['components']))")
     set -- $sg_scc
     py_out=$($PY - "$d/$g.txt" <<'PY'
@@ -86,7 +80,7 @@ PY
 )
     printf '| SCC of %s (%s nodes, %s edges) | scipy connected_components | %s | | %s components | 1.0 |\n' "$g" "$2" "$3" "${py_out% *}" "${py_out#* }"
     printf '| SCC of %s | seqgpu scc --edges (Tarjan) | %s | | %s components | %s |\n' "$g" "$1" "$4" \
-        "$(awk -v a="${py_out% *}" -v b="$1" 'BEGIN {printf "%.1f", (b > 0 ? a / b : 0)}')"
+        "$(ratio "${py_out% *}" "$1")"
 done
 echo
 echo "seqgpu scc stages, repeats: $stages_repeats"

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "log.h"
+
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -40,4 +42,13 @@ int sg_parse_size(const char *s, size_t *out)
     if (*end || v == 0 || v > (~0ull >> (shift + 1))) return -1;
     *out = (size_t)(v << shift);
     return 0;
+}
+
+int sg_usage_error(const char *prefix, void (*usage)(FILE *), const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: ", prefix);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n\n");
+    usage(stderr);
+    return SG_EXIT_INPUT;
 }

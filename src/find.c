@@ -153,11 +153,7 @@ static int write_stats(const find_opts_t *o, const find_ctx_t *ctx, const double
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "seqgpu find: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n");
-    usage(stderr);
-    return SG_EXIT_INPUT;
+    return sg_usage_error("seqgpu find", usage, fmt, arg);
 }
 
 int main_find(int argc, char **argv)

@@ -58,12 +58,13 @@ static inline void FN(part_add)(FN(part_t) *p, KT x, uint64_t h, uint32_t n)
     p->count[i] = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 }
 
-static void FN(part_resize)(FN(part_t) *p, uint64_t cap)
+/* The partition again with cap slots, keeping the k-mers seen at least min times. */
+static void FN(part_rebuild)(FN(part_t) *p, uint64_t cap, uint32_t min)
 {
     FN(part_t) q;
     FN(part_init)(&q, cap);
     for (uint64_t i = 0; i < p->cap; i++)
-        if (p->count[i]) FN(part_add)(&q, p->key[i], FN(hash)(p->key[i]), p->count[i]);
+        if (p->count[i] >= min) FN(part_add)(&q, p->key[i], FN(hash)(p->key[i]), p->count[i]);
     free(p->key);
     free(p->count);
     p->key = q.key;
@@ -115,7 +116,7 @@ static void FN(flush)(sg_kmers_t *t, int p, const KT *keys, int n)
     if ((part->size + n) * 10 > part->cap * 7) {
         uint64_t cap = part->cap;
         while ((part->size + n) * 10 > cap * 7) cap *= 2;
-        FN(part_resize)(part, cap);
+        FN(part_rebuild)(part, cap, 1);
     }
     for (int i = 0; i < n; i++) FN(part_add)(part, keys[i], FN(hash)(keys[i]), 1);
     pthread_mutex_unlock(&part->mu);
@@ -185,16 +186,7 @@ static void FN(filter)(sg_kmers_t *t, uint32_t min)
         for (uint64_t i = 0; i < part->cap; i++) keep += part->count[i] >= min;
         uint64_t cap = 16;
         while (cap < 2 * keep) cap *= 2;
-        FN(part_t) q;
-        FN(part_init)(&q, cap);
-        for (uint64_t i = 0; i < part->cap; i++)
-            if (part->count[i] >= min) FN(part_add)(&q, part->key[i], FN(hash)(part->key[i]), part->count[i]);
-        free(part->key);
-        free(part->count);
-        part->key = q.key;
-        part->count = q.count;
-        part->cap = q.cap;
-        part->size = q.size;
+        FN(part_rebuild)(part, cap, min);
     }
 }
 

@@ -26,44 +26,41 @@ void sg_log_init(const char *prefix, int quiet)
     log_quiet = quiet;
 }
 
-static void vmsg(const char *head, const char *mid, const char *fmt, va_list ap)
+enum { MSG_ERROR, MSG_WARN, MSG_INFO };
+
+/* One line per message, in one fprintf, so that lines from several threads do not interleave. */
+static void vmsg(int kind, const char *fmt, va_list ap)
 {
-    /* one fprintf per line, so lines from several threads do not interleave */
     char buf[4096];
     vsnprintf(buf, sizeof buf, fmt, ap);
-    fprintf(stderr, "%s%s%s\n", head, mid, buf);
+    if (kind == MSG_INFO) fprintf(stderr, "[%s] %s\n", log_prefix, buf);
+    else fprintf(stderr, "%s: %s%s\n", log_prefix, kind == MSG_WARN ? "warning: " : "", buf);
 }
 
 void sg_error(const char *fmt, ...)
 {
     if (log_quiet > 1) return;
-    char head[128];
-    snprintf(head, sizeof head, "%s: ", log_prefix);
     va_list ap;
     va_start(ap, fmt);
-    vmsg(head, "", fmt, ap);
+    vmsg(MSG_ERROR, fmt, ap);
     va_end(ap);
 }
 
 void sg_warn(const char *fmt, ...)
 {
     if (log_quiet > 1) return;
-    char head[128];
-    snprintf(head, sizeof head, "%s: ", log_prefix);
     va_list ap;
     va_start(ap, fmt);
-    vmsg(head, "warning: ", fmt, ap);
+    vmsg(MSG_WARN, fmt, ap);
     va_end(ap);
 }
 
 void sg_info(const char *fmt, ...)
 {
     if (log_quiet) return;
-    char head[128];
-    snprintf(head, sizeof head, "[%s] ", log_prefix);
     va_list ap;
     va_start(ap, fmt);
-    vmsg(head, "", fmt, ap);
+    vmsg(MSG_INFO, fmt, ap);
     va_end(ap);
 }
 

@@ -215,11 +215,7 @@ static int write_stats(const scc_opts_t *o, const scc_run_t *run, const sg_graph
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "seqgpu scc: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n");
-    usage(stderr);
-    return SG_EXIT_INPUT;
+    return sg_usage_error("seqgpu scc", usage, fmt, arg);
 }
 
 int main_scc(int argc, char **argv)
