@@ -127,12 +127,12 @@ ubsan:
 	    LDFLAGS="$(LDFLAGS) -fsanitize=undefined" all units
 test-asan: asan
 	@echo "# under AddressSanitizer and LeakSanitizer"
-	@BUILD=build/asan SEQGPU=$(CURDIR)/build/asan/bin/seqgpu \
+	@BUILD=build/asan SEQGPU=$(CURDIR)/build/asan/bin/seqgpu SEQGPU_SANITIZER=asan \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 sh tests/run.sh
 test-ubsan: ubsan
 	@echo "# under UndefinedBehaviorSanitizer"
-	@BUILD=build/ubsan SEQGPU=$(CURDIR)/build/ubsan/bin/seqgpu \
+	@BUILD=build/ubsan SEQGPU=$(CURDIR)/build/ubsan/bin/seqgpu SEQGPU_SANITIZER=ubsan \
 	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh
 
 demo: deps

@@ -19,8 +19,11 @@ load test_helper
     run seqgpu find -q -t 2 -F count -m AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA --stats "$T/s.json" "$T/big.fa"
     assert_success
     assert_line --index 1 "$(printf 'big\tAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\t299999969')"
-    run python3 -c "import json; print(json.load(open('$T/s.json'))['peak_rss_bytes'] < 400 << 20)"
-    assert_output "True"
+    # the memory bound holds for the normal build (ASan keeps freed memory in quarantine)
+    if [ -z "${SEQGPU_SANITIZER:-}" ]; then
+        run python3 -c "import json; print(json.load(open('$T/s.json'))['peak_rss_bytes'] < 400 << 20)"
+        assert_output "True"
+    fi
     gzip -1 -c "$T/big.fa" > "$T/big.fa.gz"
     rm "$T/big.fa"
     run seqgpu find -q -t 2 -F count -m AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA "$T/big.fa.gz"
