@@ -26,4 +26,5 @@ rm -f "$tap"
 pass=$((pass + bp - bs)) fail=$((fail + bf)) skip=$bs
 [ "$skip" -gt 0 ] && echo "# $skip skipped (GPU tests without a GPU, or missing tools)"
 echo "$pass passed, $fail failed"
+[ -n "${SEQGPU_TALLY:-}" ] && echo "$pass $fail" >> "$SEQGPU_TALLY"
 [ "$fail" -eq 0 ]
