@@ -97,10 +97,10 @@ void sg_kmers_filter(sg_kmers_t *t, uint32_t min)
     else filter_64(t, min);
 }
 
-void sg_kmers_unitigs(sg_kmers_t *t, sg_graph_t *g)
+void sg_kmers_unitigs(sg_kmers_t *t, int n_threads, sg_graph_t *g)
 {
-    if (t->wide) unitigs_128(t, g);
-    else unitigs_64(t, g);
+    if (t->wide) unitigs_128(t, n_threads, g);
+    else unitigs_64(t, n_threads, g);
 }
 
 void sg_coverage_estimate(const uint64_t *hist, int n, sg_coverage_t *cov)

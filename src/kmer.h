@@ -41,8 +41,9 @@ void sg_kmers_filter(sg_kmers_t *t, uint32_t min);
  * The node-centric de Bruijn graph of the kept k-mers, compacted into
  * unitigs (maximal non-branching paths; a branch-free cycle is one unitig
  * with a link to itself): an oriented graph whose edges overlap by k - 1.
+ * The neighbours of every k-mer are looked up first, on n_threads threads.
  */
-void sg_kmers_unitigs(sg_kmers_t *t, sg_graph_t *g);
+void sg_kmers_unitigs(sg_kmers_t *t, int n_threads, sg_graph_t *g);
 
 /* Coverage from the count histogram: the main peak past the error trough. */
 typedef struct {

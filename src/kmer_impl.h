@@ -109,18 +109,35 @@ static void FN(free_parts)(sg_kmers_t *t)
  * is taken for a few hundred insertions. */
 #define FLUSH 256
 
+/* Insert a batch into partition p; each insertion is a cache miss in a large
+ * table, so the slot of the insertion PREFETCH ahead is fetched meanwhile. */
+#define PREFETCH 8
 static void FN(flush)(sg_kmers_t *t, int p, const KT *keys, int n)
 {
     FN(part_t) *part = &FN_PARTS(t)[p];
+    uint64_t h[FLUSH];
+    for (int i = 0; i < n; i++) h[i] = FN(hash)(keys[i]);
     pthread_mutex_lock(&part->mu);
     if ((part->size + n) * 10 > part->cap * 7) {
         uint64_t cap = part->cap;
         while ((part->size + n) * 10 > cap * 7) cap *= 2;
         FN(part_rebuild)(part, cap, 1);
     }
-    for (int i = 0; i < n; i++) FN(part_add)(part, keys[i], FN(hash)(keys[i]), 1);
+    const uint64_t mask = part->cap - 1;
+    for (int i = 0; i < n && i < PREFETCH; i++) {
+        __builtin_prefetch(&part->key[h[i] & mask], 1);
+        __builtin_prefetch(&part->count[h[i] & mask], 1);
+    }
+    for (int i = 0; i < n; i++) {
+        if (i + PREFETCH < n) {
+            __builtin_prefetch(&part->key[h[i + PREFETCH] & mask], 1);
+            __builtin_prefetch(&part->count[h[i + PREFETCH] & mask], 1);
+        }
+        FN(part_add)(part, keys[i], h[i], 1);
+    }
     pthread_mutex_unlock(&part->mu);
 }
+#undef PREFETCH
 
 static void FN(add_chunk)(sg_kmers_t *t, const sg_chunk_t *c)
 {
@@ -198,57 +215,105 @@ typedef struct {
     KT mask;
     uint64_t *base;    /* first global slot of each partition */
     uint32_t *uid;     /* unitig of each kept k-mer (global slot) */
+    uint8_t *nb;       /* neighbours of each kept canonical k-mer c: bit b, c's successor with
+                        * base b is kept; bit 4 + b, its predecessor with base b is */
     uint64_t n_kept;
 } FN(dbg_t);
 
 #define NO_SLOT UINT64_MAX
 #define NO_UNITIG UINT32_MAX
 
-/* Global slot of an oriented k-mer (looked up by its canonical form), and
- * its count if asked. */
-static inline uint64_t FN(lookup)(const FN(dbg_t) *d, KT s, uint32_t *count)
+/* Count of the k-mer in a global slot (the partition found by binary search). */
+static inline uint32_t FN(count_at)(const FN(dbg_t) *d, uint64_t slot)
 {
-    KT x = FN(canon)(s, d->k);
+    int lo = 0, hi = N_PART - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (d->base[mid] <= slot) lo = mid;
+        else hi = mid - 1;
+    }
+    return FN_PARTS(d->t)[lo].count[slot - d->base[lo]];
+}
+
+/* Slot of an oriented k-mer, and whether it reads as the reverse complement
+ * of the canonical k-mer stored there. */
+static inline uint64_t FN(find)(const FN(dbg_t) *d, KT s, int *rev)
+{
+    KT r = FN(rc)(s, d->k);
+    *rev = r < s;
+    KT x = *rev ? r : s;
     uint64_t h = FN(hash)(x);
     int p = (int)(h >> 56);
-    const FN(part_t) *part = &FN_PARTS(d->t)[p];
-    uint64_t i = FN(part_find)(part, x, h);
-    if (i == UINT64_MAX) return NO_SLOT;
-    if (count) *count = part->count[i];
-    return d->base[p] + i;
+    uint64_t i = FN(part_find)(&FN_PARTS(d->t)[p], x, h);
+    return i == UINT64_MAX ? NO_SLOT : d->base[p] + i;
 }
 
-static inline uint64_t FN(slot)(const FN(dbg_t) *d, KT s) { return FN(lookup)(d, s, NULL); }
+static inline int FN(rev4)(int x) { return (x & 1) << 3 | (x & 2) << 1 | (x & 4) >> 1 | (x & 8) >> 3; }
 
-/* Successors (and predecessors) of an oriented k-mer among the kept ones:
- * how many, and the last one found. */
-static int FN(succs)(const FN(dbg_t) *d, KT s, KT *out)
+/* Bases b of the kept successors (pred 0) or predecessors (pred 1) of the
+ * oriented k-mer in slot at orientation rev, as bits: a successor of rc(c)
+ * with base b is the reverse complement of c's predecessor with base 3 - b. */
+static inline int FN(next_bits)(const FN(dbg_t) *d, uint64_t slot, int rev, int pred)
 {
-    int n = 0;
-    for (int b = 0; b < 4; b++) {
-        KT x = ((s << 2) | (KT)b) & d->mask;
-        if (FN(slot)(d, x) != NO_SLOT) {
-            n++;
-            *out = x;
+    int fwd = d->nb[slot] & 15, back = d->nb[slot] >> 4;
+    if (rev) return FN(rev4)(pred ? fwd : back);
+    return pred ? back : fwd;
+}
+
+static inline KT FN(step)(const FN(dbg_t) *d, KT s, int b, int pred)
+{
+    return pred ? (s >> 2) | ((KT)b << (2 * (d->k - 1))) : ((s << 2) | (KT)b) & d->mask;
+}
+
+/* The only kept neighbour of s (successor, or predecessor if pred), or 0 if
+ * it has none or several; its value, slot and orientation go to the out
+ * arguments. */
+static int FN(only_next)(const FN(dbg_t) *d, KT s, uint64_t slot, int rev, int pred, KT *out, uint64_t *out_slot,
+                         int *out_rev)
+{
+    int bits = FN(next_bits)(d, slot, rev, pred);
+    if (__builtin_popcount(bits) != 1) return 0;
+    *out = FN(step)(d, s, __builtin_ctz(bits), pred);
+    *out_slot = FN(find)(d, *out, out_rev);
+    return 1;
+}
+
+typedef struct {
+    FN(dbg_t) *d;
+    int first, stride;
+} FN(nb_job_t);
+
+/* The neighbour bits of every kept k-mer: 8 lookups each, partitions shared
+ * out among threads. The 8 lookups land in random places of a table much
+ * larger than the caches, so all 8 are prefetched before any is probed. */
+static void *FN(nb_worker)(void *arg)
+{
+    FN(nb_job_t) *job = arg;
+    FN(dbg_t) *d = job->d;
+    const FN(part_t) *parts = FN_PARTS(d->t);
+    for (int p = job->first; p < N_PART; p += job->stride) {
+        const FN(part_t) *part = &parts[p];
+        for (uint64_t i = 0; i < part->cap; i++) {
+            if (!part->count[i]) continue;
+            KT c = part->key[i], x[8];
+            uint64_t h[8];
+            for (int j = 0; j < 8; j++) {
+                x[j] = FN(canon)(FN(step)(d, c, j & 3, j >> 2), d->k);
+                h[j] = FN(hash)(x[j]);
+                const FN(part_t) *q = &parts[h[j] >> 56];
+                __builtin_prefetch(&q->key[h[j] & (q->cap - 1)]);
+                __builtin_prefetch(&q->count[h[j] & (q->cap - 1)]);
+            }
+            uint8_t bits = 0;
+            for (int j = 0; j < 8; j++)
+                if (FN(part_find)(&parts[h[j] >> 56], x[j], h[j]) != UINT64_MAX) bits |= (uint8_t)(1 << j);
+            d->nb[d->base[p] + i] = bits;
         }
     }
-    return n;
+    return NULL;
 }
 
-static int FN(preds)(const FN(dbg_t) *d, KT s, KT *out)
-{
-    int n = 0;
-    for (int b = 0; b < 4; b++) {
-        KT x = (s >> 2) | ((KT)b << (2 * (d->k - 1)));
-        if (FN(slot)(d, x) != NO_SLOT) {
-            n++;
-            *out = x;
-        }
-    }
-    return n;
-}
-
-static void FN(unitigs)(sg_kmers_t *t, sg_graph_t *g)
+static void FN(unitigs)(sg_kmers_t *t, int n_threads, sg_graph_t *g)
 {
     FN(dbg_t) d = {.t = t, .k = t->k};
     d.mask = 2 * d.k == (int)sizeof(KT) * 8 ? ~(KT)0 : ((KT)1 << (2 * d.k)) - 1;
@@ -262,6 +327,23 @@ static void FN(unitigs)(sg_kmers_t *t, sg_graph_t *g)
     d.base[N_PART] = slots;
     d.uid = sg_malloc((slots + 1) * sizeof *d.uid);
     for (uint64_t i = 0; i < slots; i++) d.uid[i] = NO_UNITIG;
+    d.nb = sg_calloc(slots + 1, 1);
+    if (n_threads < 1) n_threads = 1;
+    pthread_t *tid = sg_malloc(n_threads * sizeof *tid);
+    FN(nb_job_t) *jobs = sg_malloc(n_threads * sizeof *jobs);
+    uint8_t *running = sg_calloc(n_threads, 1);
+    for (int i = 0; i < n_threads; i++) {
+        jobs[i] = (FN(nb_job_t)){&d, i, n_threads};
+        if (i) running[i] = pthread_create(&tid[i], NULL, FN(nb_worker), &jobs[i]) == 0;
+    }
+    FN(nb_worker)(&jobs[0]);
+    for (int i = 1; i < n_threads; i++) { /* a thread that did not start: its share here */
+        if (running[i]) pthread_join(tid[i], NULL);
+        else FN(nb_worker)(&jobs[i]);
+    }
+    free(running);
+    free(tid);
+    free(jobs);
 
     /* each unitig: its first and last k-mers as they read along it */
     uint64_t m_unitig = 1024, n_unitig = 0, m_seq = 1 << 16;
@@ -278,13 +360,18 @@ static void FN(unitigs)(sg_kmers_t *t, sg_graph_t *g)
         for (uint64_t i = 0; i < part->cap; i++) {
             if (!part->count[i] || d.uid[d.base[p] + i] != NO_UNITIG) continue;
             const KT s = part->key[i];
-            /* back to where the unitig through s starts */
+            const uint64_t s_slot = d.base[p] + i;
+            /* back to where the unitig through s starts: while the one predecessor
+             * has only this k-mer as successor */
             KT cur = s, prev, next;
+            uint64_t cur_slot = s_slot, prev_slot, next_slot;
+            int cur_rev = 0, prev_rev, next_rev;
             for (uint64_t steps = 0; steps < d.n_kept; steps++) {
-                if (FN(preds)(&d, cur, &prev) != 1 || FN(succs)(&d, prev, &next) != 1) break;
-                if (FN(canon)(prev, k) == FN(canon)(s, k)) break; /* a cycle: start at s */
-                if (d.uid[FN(slot)(&d, prev)] != NO_UNITIG) break;
-                cur = prev;
+                if (!FN(only_next)(&d, cur, cur_slot, cur_rev, 1, &prev, &prev_slot, &prev_rev)) break;
+                if (__builtin_popcount(FN(next_bits)(&d, prev_slot, prev_rev, 0)) != 1) break;
+                if (prev_slot == s_slot) break; /* a cycle: start at s */
+                if (d.uid[prev_slot] != NO_UNITIG) break;
+                cur = prev, cur_slot = prev_slot, cur_rev = prev_rev;
             }
             /* then forward, k-mer by k-mer */
             if (n_unitig == m_unitig) {
@@ -300,10 +387,8 @@ static void FN(unitigs)(sg_kmers_t *t, sg_graph_t *g)
             double sum = 0;
             first[u] = cur;
             for (;;) {
-                uint32_t cnt = 0;
-                uint64_t sl = FN(lookup)(&d, cur, &cnt);
-                d.uid[sl] = u;
-                sum += cnt;
+                d.uid[cur_slot] = u;
+                sum += FN(count_at)(&d, cur_slot);
                 if (at + k + 1 > m_seq) {
                     m_seq = 2 * (at + k + 1);
                     seq = sg_realloc(seq, m_seq);
@@ -314,9 +399,10 @@ static void FN(unitigs)(sg_kmers_t *t, sg_graph_t *g)
                     seq[at++] = "ACGT"[(int)cur & 3];
                 n_k++;
                 last[u] = cur;
-                if (FN(succs)(&d, cur, &next) != 1 || FN(preds)(&d, next, &prev) != 1) break;
-                if (d.uid[FN(slot)(&d, next)] != NO_UNITIG) break; /* back at the start of a cycle, or used */
-                cur = next;
+                if (!FN(only_next)(&d, cur, cur_slot, cur_rev, 0, &next, &next_slot, &next_rev)) break;
+                if (__builtin_popcount(FN(next_bits)(&d, next_slot, next_rev, 1)) != 1) break;
+                if (d.uid[next_slot] != NO_UNITIG) break; /* back at the start of a cycle, or used */
+                cur = next, cur_slot = next_slot, cur_rev = next_rev;
             }
             seq_off[u + 1] = at;
             kmers[u] = n_k;
@@ -331,10 +417,14 @@ static void FN(unitigs)(sg_kmers_t *t, sg_graph_t *g)
     for (uint32_t u = 0; u < n_unitig; u++) {
         for (int dir = 0; dir < 2; dir++) {
             KT end = dir ? FN(rc)(first[u], k) : last[u];
+            int end_rev;
+            uint64_t end_slot = FN(find)(&d, end, &end_rev);
+            int bits = FN(next_bits)(&d, end_slot, end_rev, 0);
             for (int b = 0; b < 4; b++) {
-                KT x = ((end << 2) | (KT)b) & d.mask;
-                uint64_t sl = FN(slot)(&d, x);
-                if (sl == NO_SLOT) continue;
+                if (!(bits >> b & 1)) continue;
+                KT x = FN(step)(&d, end, b, 0);
+                int x_rev;
+                uint64_t sl = FN(find)(&d, x, &x_rev);
                 uint32_t v = d.uid[sl];
                 int vdir;
                 if (x == first[v]) vdir = 0;
@@ -363,6 +453,7 @@ static void FN(unitigs)(sg_kmers_t *t, sg_graph_t *g)
     free(last);
     free(d.base);
     free(d.uid);
+    free(d.nb);
 }
 
 #undef FN_PARTS

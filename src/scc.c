@@ -135,7 +135,7 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
             run->cov.trough, run->threshold, o->min_count > 0 ? "" : " (--min-copies x coverage)",
             (unsigned long long)run->kept);
     t0 = sg_realtime();
-    sg_kmers_unitigs(ctx.kmers, g);
+    sg_kmers_unitigs(ctx.kmers, o->threads, g);
     run->t.compact = sg_realtime() - t0;
     sg_kmers_free(ctx.kmers);
     return 0;
