@@ -33,10 +33,7 @@ load test_helper
 }
 
 @test "every option in find -h is in the man page and the README" {
-    for opt in $(seqgpu find -h | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
-        grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$ROOT/man/seqgpu-find.1" || fail "$opt missing from man/seqgpu-find.1"
-        grep -q -- "$opt" "$ROOT/README.md" || fail "$opt missing from README.md"
-    done
+    options_documented find
 }
 
 @test "unknown command and unknown option exit 1 with usage" {

@@ -11,14 +11,6 @@ setup() {
     have_cuda || skip "no usable CUDA device"
 }
 
-# same_as_cpu MOTIFS INPUT [options...]: cuda output equals cpu output
-same_as_cpu() {
-    local motifs=$1 input=$2
-    shift 2
-    seqgpu find -q -b cpu -f "$motifs" "$@" "$input" > "$T/cpu" || fail "cpu run failed"
-    seqgpu find -q -b cuda -f "$motifs" "$@" "$input" > "$T/cuda" || fail "cuda run failed: $*"
-    cmp -s "$T/cpu" "$T/cuda" || { diff "$T/cpu" "$T/cuda" | head; fail "cuda differs from cpu: $*"; }
-}
 
 @test "gpu: auto picks cuda and names the device in --stats" {
     run seqgpu find -q -m GAATTC --stats "$T/s.json" "$LAMBDA"
@@ -38,8 +30,8 @@ same_as_cpu() {
                 cmp -s "$T/want" "$T/got" || fail "--kernel $k --chunk-size $c differs from the reference"
             done
         done
-        same_as_cpu "$T/m.tsv" "$T/g.fa" -F tsv --skip-masked
-        same_as_cpu "$T/m.tsv" "$T/g.fa" -F count -s -
+        same_as_cpu cuda "$T/m.tsv" "$T/g.fa" -F tsv --skip-masked
+        same_as_cpu cuda "$T/m.tsv" "$T/g.fa" -F count -s -
     done
 }
 
@@ -53,7 +45,7 @@ same_as_cpu() {
 import re
 seq = max((r.split('\n', 1)[1].replace('\n', '') for r in open('$T/g.fa').read().split('>')[1:]), key=len)
 print('planted\t' + re.sub('[^ACGT]', 'N', seq[1000:1100].upper()))" >> "$T/m.tsv"
-    for k in auto vector qgram; do same_as_cpu "$T/m.tsv" "$T/g.fa" --kernel $k; done
+    for k in auto vector qgram; do same_as_cpu cuda "$T/m.tsv" "$T/g.fa" --kernel $k; done
     $REF find "$T/m.tsv" "$T/g.fa" > "$T/want"
     cmp -s "$T/want" "$T/cuda" || fail "differs from the reference"
 }
@@ -62,7 +54,7 @@ print('planted\t' + re.sub('[^ACGT]', 'N', seq[1000:1100].upper()))" >> "$T/m.ts
     $REF gen --seed 9 --records 3000 --max-len 300 --fastq > "$T/r.fq"
     gzip -c "$T/r.fq" > "$T/r.fq.gz"
     $REF motifs --seed 9 -n 4 --min-len 4 --max-len 9 > "$T/m.tsv"
-    same_as_cpu "$T/m.tsv" "$T/r.fq.gz" -t 4
+    same_as_cpu cuda "$T/m.tsv" "$T/r.fq.gz" -t 4
     seqgpu find -q -b cuda -f "$T/m.tsv" - < "$T/r.fq" > "$T/stdin"
     cmp -s "$T/cpu" "$T/stdin"
 }
@@ -72,7 +64,7 @@ print('planted\t' + re.sub('[^ACGT]', 'N', seq[1000:1100].upper()))" >> "$T/m.ts
 import random; random.seed(11)
 print('>one'); print(''.join(random.choice('ACGTacgtN') for _ in range(2000000)))" > "$T/g.fa"
     printf 'a\tA\n' > "$T/m.tsv"
-    SEQGPU_CUDA_MEM_LIMIT=64M same_as_cpu "$T/m.tsv" "$T/g.fa"
+    SEQGPU_CUDA_MEM_LIMIT=64M same_as_cpu cuda "$T/m.tsv" "$T/g.fa"
     SEQGPU_CUDA_MEM_LIMIT=64M run seqgpu find -q -b cuda -m A --stats "$T/s.json" -o /dev/null "$T/g.fa"
     assert_success
     run python3 -c "import json; print(json.load(open('$T/s.json'))['device']['rescans'] > 0)"

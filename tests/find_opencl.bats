@@ -11,13 +11,6 @@ setup() {
     have_opencl || skip "no OpenCL platform with a device"
 }
 
-same_as_cpu() {
-    local motifs=$1 input=$2
-    shift 2
-    seqgpu find -q -b cpu -f "$motifs" "$@" "$input" > "$T/cpu" || fail "cpu run failed"
-    seqgpu find -q -b opencl -f "$motifs" "$@" "$input" > "$T/ocl" || fail "opencl run failed: $*"
-    cmp -s "$T/cpu" "$T/ocl" || { diff "$T/cpu" "$T/ocl" | head; fail "opencl differs from cpu: $*"; }
-}
 
 @test "opencl: random genomes and IUPAC motifs, both kernels, tiny chunks, against the reference" {
     for seed in 1 2; do
@@ -36,22 +29,22 @@ same_as_cpu() {
 @test "opencl: formats, strands, --skip-masked, FASTQ" {
     $REF gen --seed 5 --records 40 --max-len 3000 --lower 0.6 > "$T/g.fa"
     $REF motifs --seed 5 -n 5 --iupac --min-len 3 --max-len 10 > "$T/m.tsv"
-    same_as_cpu "$T/m.tsv" "$T/g.fa" -F tsv --skip-masked
-    same_as_cpu "$T/m.tsv" "$T/g.fa" -F count -s -
+    same_as_cpu opencl "$T/m.tsv" "$T/g.fa" -F tsv --skip-masked
+    same_as_cpu opencl "$T/m.tsv" "$T/g.fa" -F count -s -
     $REF gen --seed 6 --records 800 --max-len 250 --fastq > "$T/r.fq"
-    same_as_cpu "$T/m.tsv" "$T/r.fq" --chunk-size 5000
+    same_as_cpu opencl "$T/m.tsv" "$T/r.fq" --chunk-size 5000
 }
 
 @test "opencl: hundreds of motifs, a degenerate one, and a hit buffer that overflows" {
     $REF gen --seed 8 --records 10 --max-len 30000 > "$T/g.fa"
     $REF motifs --seed 8 -n 300 --iupac --min-len 6 --max-len 20 > "$T/m.tsv"
     printf 'deg\tNNNNNNNN\nshort\tRY\n' >> "$T/m.tsv"
-    same_as_cpu "$T/m.tsv" "$T/g.fa"
+    same_as_cpu opencl "$T/m.tsv" "$T/g.fa"
     python3 -c "
 import random; random.seed(11)
 print('>one'); print(''.join(random.choice('ACGTacgtN') for _ in range(2000000)))" > "$T/big.fa"
     printf 'a\tA\n' > "$T/a.tsv"
-    same_as_cpu "$T/a.tsv" "$T/big.fa"
+    same_as_cpu opencl "$T/a.tsv" "$T/big.fa"
     run seqgpu find -q -b opencl -m A --stats "$T/s.json" -o /dev/null "$T/big.fa"
     assert_success
     run python3 -c "import json; d=json.load(open('$T/s.json'))['device']; print(d['rescans'] > 0, d['windows'] >= 1)"

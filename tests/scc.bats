@@ -32,10 +32,7 @@ units_of() { awk -F'\t' 'NR > 1 {print $8}' "$1" | sort; }
 }
 
 @test "every option in scc -h is in the man page and the README" {
-    for opt in $(seqgpu scc -h | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
-        grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$ROOT/man/seqgpu-scc.1" || fail "$opt missing from man/seqgpu-scc.1"
-        grep -q -- "$opt" "$ROOT/README.md" || fail "$opt missing from README.md"
-    done
+    options_documented scc
 }
 
 @test "tandem arrays of periods 1 to 200 are reported, unique sequence is not" {

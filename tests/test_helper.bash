@@ -26,3 +26,20 @@ have_opencl() {
     printf '>a\nACGT\n' > "$BATS_TEST_TMPDIR/probe.fa"
     "$SEQGPU" find -q -b opencl -m ACGT "$BATS_TEST_TMPDIR/probe.fa" >/dev/null 2>&1
 }
+
+# same_as_cpu BACKEND MOTIFS INPUT [options...]: BACKEND's output equals the cpu backend's
+same_as_cpu() {
+    local be=$1 motifs=$2 input=$3
+    shift 3
+    seqgpu find -q -b cpu -f "$motifs" "$@" "$input" > "$T/cpu" || fail "cpu run failed"
+    seqgpu find -q -b "$be" -f "$motifs" "$@" "$input" > "$T/$be" || fail "$be run failed: $*"
+    cmp -s "$T/cpu" "$T/$be" || { diff "$T/cpu" "$T/$be" | head; fail "$be differs from cpu: $*"; }
+}
+
+# options_documented CMD: every long option of 'seqgpu CMD -h' is in man/seqgpu-CMD.1 and README.md
+options_documented() {
+    for opt in $(seqgpu "$1" -h | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+        grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$ROOT/man/seqgpu-$1.1" || fail "$opt missing from man/seqgpu-$1.1"
+        grep -q -- "$opt" "$ROOT/README.md" || fail "$opt missing from README.md"
+    done
+}
