@@ -1,14 +1,14 @@
 /* The CPU backend: chunks are cut into cache-sized blocks, encoded once, and
  * scanned by the kernels the planner chose for the motif set.
  *
- * Kernel choice, measured with --stats on 100 MB of random DNA (half
- * lowercase), 2 threads, scan-step thread seconds:
- *   one 8-mer, both strands: sunday 0.80, vector 0.056, qgram 0.24;
- *   n random 12-mers (2n patterns), vector vs qgram: n=4 0.16 vs 0.27,
- *   n=8 0.23 vs 0.27, n=12 0.34 vs 0.18, n=16 0.46 vs 0.17.
+ * Kernel choice, measured with --stats (scan-step thread seconds) on the
+ * 100 Mb bench genome (bench/gen_genome.c), 2 threads, 2-core Xeon VM:
+ *   one 8-mer, both strands: sunday 0.62, vector 0.047, qgram 0.23;
+ *   n random 12-mers (2n patterns), vector vs qgram: n=4 0.14 vs 0.24,
+ *   n=8 0.26 vs 0.21, n=12 0.38 vs 0.17, n=16 0.43 vs 0.21.
  * Sunday's skips average under 2 bases on a 4-letter alphabet and cost a
  * branch each, so the seed's kernel stays as the reference (--kernel sunday).
- * The vector kernel costs about 0.028 s per pattern per 100 MB; the q-gram
+ * The vector kernel costs about 0.03 s per pattern per 100 Mb, the q-gram
  * filter about 0.2 s whatever the number of patterns, so auto switches at
  * SG_VECTOR_MAX patterns. */
 #define _GNU_SOURCE
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SG_VECTOR_MAX 16       /* patterns above which auto prefers the q-gram filter */
+#define SG_VECTOR_MAX 12       /* patterns above which auto prefers the q-gram filter */
 #define SG_BLOCK (128 * 1024)  /* bases encoded and scanned at once: stays in L2 */
 
 typedef struct {
