@@ -34,7 +34,7 @@ typedef struct {
     int n_sunday;
     /* one-hot base bitmaps, 64 starts per thread */
     const uint32_t *vector_ids;
-    int n_vector, vector_max_len;
+    int n_vector;
     /* q-gram filter (see sg_qgram_view_t) */
     int q, max_off;
     const unsigned long long *qbits;

@@ -16,6 +16,7 @@ KHASH_MAP_INIT_STR(name, uint32_t)
 
 int sg_is_gfa(const char *path)
 {
+    if (!strcmp(path, "-")) return 0;
     BGZF *fp = bgzf_open(path, "r");
     if (!fp) return 0;
     kstring_t s = {0};
@@ -28,6 +29,14 @@ int sg_is_gfa(const char *path)
     free(s.s);
     bgzf_close(fp);
     return gfa;
+}
+
+/* Open a graph file (plain or gzip), or say why not. */
+static BGZF *open_graph(const char *path)
+{
+    BGZF *fp = bgzf_open(path, "r");
+    if (!fp) sg_error("cannot read '%s': %s", path, strerror(errno));
+    return fp;
 }
 
 typedef struct {
@@ -77,11 +86,8 @@ static int cigar_overlap(const char *c, uint32_t *ovl)
 int sg_gfa_read(const char *path, sg_graph_t *g)
 {
     memset(g, 0, sizeof *g);
-    BGZF *fp = bgzf_open(path, "r");
-    if (!fp) {
-        sg_error("cannot read '%s': %s", path, strerror(errno));
-        return SG_ERR_INPUT;
-    }
+    BGZF *fp = open_graph(path);
+    if (!fp) return SG_ERR_INPUT;
     kstring_t line = {0};
     seg_t *seg = NULL;
     link_t *lk = NULL;
@@ -228,11 +234,8 @@ static uint32_t find_label(const int64_t *labels, uint32_t n, int64_t x)
 int sg_edges_read(const char *path, sg_graph_t *g)
 {
     memset(g, 0, sizeof *g);
-    BGZF *fp = bgzf_open(path, "r");
-    if (!fp) {
-        sg_error("cannot read '%s': %s", path, strerror(errno));
-        return SG_ERR_INPUT;
-    }
+    BGZF *fp = open_graph(path);
+    if (!fp) return SG_ERR_INPUT;
     kstring_t line = {0};
     int64_t *ends = NULL;
     size_t n = 0, m = 0;

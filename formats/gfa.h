@@ -6,7 +6,8 @@
 
 #include "../src/graph.h"
 
-/** Does the file start like GFA (a line beginning "H\t", "S\t" or "L\t")? */
+/** Does the file start like GFA (a line beginning "H\t", "S\t" or "L\t")?
+ * Standard input ("-") is never probed: reading it would consume it. */
 int sg_is_gfa(const char *path);
 
 /**

@@ -105,7 +105,7 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
                 cnt[p->motif]++;
                 continue;
             }
-            reserve(s, name_len + strlen(m->name) + strlen(m->seq) + p->len + 80);
+            reserve(s, name_len + strlen(m->name) + m->len + p->len + 80);
             kputsn(name, name_len, s);
             kputc('\t', s);
             if (f->fmt == SG_OUT_BED) {

@@ -269,7 +269,6 @@ int sg_reader_next(sg_reader_t *r, sg_chunk_t **out)
     }
     sg_chunk_t *c = sg_chunk_new(0);
     c->file = r->cur;
-    c->file_start = !r->started;
     if ((r->map ? next_mapped(r, c) : next_streamed(r, c)) < 0) {
         sg_chunk_free(c);
         return SG_ERR_INPUT;

@@ -56,8 +56,6 @@ typedef struct {
     size_t overlap, window;
     uint32_t masks_len;
     int masks_local, bits_local;
-    uint32_t *scan_ids; /* the patterns of the range kernel */
-    int n_scan;
     cl_context ctx;
     cl_program prog;
     char platform[128];
@@ -196,7 +194,8 @@ static int upload_plan(ocl_t *st, device_t *d, char *err, size_t errsz)
     }
     int r = buffer(st, &d->masks, masks, st->masks_len, err, errsz);
     if (!r) r = buffer(st, &d->pats, pats, 3 * ms->n_pat * sizeof *pats, err, errsz);
-    if (!r) r = buffer(st, &d->ids, st->scan_ids, st->n_scan * sizeof *st->scan_ids, err, errsz);
+    /* seed 001's range kernel takes every pattern the q-gram filter does not: the plan's vector list */
+    if (!r) r = buffer(st, &d->ids, st->plan.vector, st->plan.n_vector * sizeof *st->plan.vector, err, errsz);
     if (!r && st->plan.qgram) {
         sg_qgram_view_t v;
         sg_qgram_view(st->plan.qgram, &v);
@@ -249,7 +248,7 @@ static int run_kernels(ocl_t *st, slot_t *s, uint64_t n, char *err, size_t errsz
     cl_ulong n_start = n;
     /* a fill copies its pattern when enqueued (a non-blocking write would read zero after it is gone) */
     CK(clEnqueueFillBuffer(s->queue, s->count, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL), "clEnqueueFillBuffer");
-    if (st->n_scan) {
+    if (st->plan.n_vector) {
         /* seed 001: each work-group one range of the text */
         size_t groups = (size_t)d->units * 4, global;
         cl_ulong range = (n + groups - 1) / groups;
@@ -257,7 +256,7 @@ static int run_kernels(ocl_t *st, slot_t *s, uint64_t n, char *err, size_t errsz
         groups = (size_t)((n + range - 1) / range);
         global = groups * d->group;
         cl_kernel k = s->k_ranges;
-        cl_uint n_ids = (cl_uint)st->n_scan, masks_len = st->masks_len;
+        cl_uint n_ids = (cl_uint)st->plan.n_vector, masks_len = st->masks_len;
         int a = 0;
         CK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->text), "clSetKernelArg");
         CK(clSetKernelArg(k, a++, sizeof n_start, &n_start), "clSetKernelArg");
@@ -272,7 +271,7 @@ static int run_kernels(ocl_t *st, slot_t *s, uint64_t n, char *err, size_t errsz
         CK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->count), "clSetKernelArg");
         CK(clSetKernelArg(k, a++, sizeof cap, &cap), "clSetKernelArg");
         CK(clSetKernelArg(k, a++, st->masks_local ? st->masks_len + 1 : 1, NULL), "clSetKernelArg");
-        CK(clSetKernelArg(k, a++, 3 * sizeof(cl_uint) * (st->n_scan + 1), NULL), "clSetKernelArg");
+        CK(clSetKernelArg(k, a++, 3 * sizeof(cl_uint) * (st->plan.n_vector + 1), NULL), "clSetKernelArg");
         CK(clEnqueueNDRangeKernel(s->queue, k, 1, NULL, &global, &d->group, 0, NULL, NULL), "running find_ranges");
     }
     if (st->plan.qgram) {
@@ -396,7 +395,6 @@ static void ocl_destroy(sg_backend_t *be)
     sg_plan_free(&st->plan);
     pthread_mutex_destroy(&st->mu);
     pthread_cond_destroy(&st->cv);
-    free(st->scan_ids);
     free(st->pad);
     free(st->slot);
     free(st);
@@ -446,7 +444,7 @@ static int open_platform(ocl_t *st, const sg_backend_opts_t *o, char *err, size_
         if (ma < max_alloc) max_alloc = ma;
     }
     /* what fits in local memory goes there, with room for the pattern table */
-    size_t table = 3 * 4 * (size_t)(st->n_scan + 1);
+    size_t table = 3 * 4 * (size_t)(st->plan.n_vector + 1);
     st->masks_local = st->masks_len + 1 + table + 1024 <= local_mem;
     if (st->plan.qgram) {
         sg_qgram_view_t v;
@@ -489,12 +487,7 @@ int sg_backend_opencl(const sg_backend_opts_t *o, sg_backend_t **out, char *err,
     be->priv = st;
     be->free = ocl_destroy;
     int r = sg_plan_make(o->motifs, kernel, VECTOR_MAX, &st->plan, err, errsz);
-    if (r == 0) {
-        /* seed 001's range kernel takes every pattern the q-gram filter does not */
-        st->scan_ids = sg_malloc((o->motifs->n_pat + 1) * sizeof *st->scan_ids);
-        for (int i = 0; i < st->plan.n_vector; i++) st->scan_ids[st->n_scan++] = (uint32_t)st->plan.vector[i];
-        r = open_platform(st, o, err, errsz);
-    }
+    if (r == 0) r = open_platform(st, o, err, errsz);
     if (r < 0) {
         ocl_destroy(be);
         return r;

@@ -39,7 +39,6 @@ typedef struct sg_chunk {
     int file;         /* index of the input file */
     int fmt;          /* SG_FMT_* of that file */
     int midline;      /* FASTA: the raw block starts inside a sequence line */
-    int file_start;   /* first block of its file */
     int file_end;     /* last block of its file */
     char *err;        /* parse error message (without the record), or NULL */
     int err_seg;      /* record of the block the error is in (segment index, or n_seg if not added yet) */

@@ -289,13 +289,13 @@ int main_scc(int argc, char **argv)
     sg_graph_t g = {0};
     sg_repeats_t rp = {0};
     uint32_t *comp = NULL, *node_comp = NULL;
-    char *paths[5] = {0};
+    char *paths[4] = {0};
     int r = 0;
     double coverage = 1;
     if (o.edges) {
         run->source = "edges";
         r = sg_edges_read(o.edges, &g);
-    } else if (strcmp(o.inputs[0], "-") && sg_is_gfa(o.inputs[0])) { /* standard input is read as reads */
+    } else if (sg_is_gfa(o.inputs[0])) {
         run->source = "gfa";
         if (o.n_inputs > 1) {
             sg_error("a GFA graph is read alone: give one input");
@@ -364,7 +364,7 @@ int main_scc(int argc, char **argv)
         sg_info("real %.3f s, cpu %.3f s, peak RSS %.1f MB", sg_realtime() - t_start, sg_cputime(),
                 sg_peak_rss() / 1048576.0);
 out:
-    for (int i = 0; i < 5; i++) free(paths[i]);
+    for (int i = 0; i < 4; i++) free(paths[i]);
     free(comp);
     free(node_comp);
     sg_repeats_free(&rp);
