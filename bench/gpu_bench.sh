@@ -36,9 +36,11 @@ s = json.load(open(sys.argv[1]))
 st = s['stage_seconds']
 out = 'read %.2f parse %.2f chunk %.2f scan %.2f write %.2f (thread-s)' % tuple(st[k] for k in ('read', 'parse', 'chunk', 'scan', 'write'))
 d = s.get('device')
-if d:
+if d and 'kernel_seconds' in d:
     out += '; kernels %.4f s = %.0f GB/s of text; H2D %.2f GB in %.3f s = %.1f GB/s; %d windows, %d rescans' % (
         d['kernel_seconds'], d['kernel_gbps'], d['h2d_bytes'] / 1e9, d['h2d_seconds'], d['h2d_gbps'], d['windows'], d['rescans'])
+elif d:
+    out += '; %s %s, %d windows, %d rescans' % (d.get('platform', ''), d.get('name', ''), d['windows'], d['rescans'])
 print(out)
 PY
 }
