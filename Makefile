@@ -30,8 +30,8 @@ CUDA_HOME  ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
 NVCC_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
 NVCCFLAGS  ?= -O3
 ifeq ($(CUDA),1)
-CUDA_C_SRC  := cuda/backend_cuda.c
-CUDA_CU_OBJ := $(BUILD)/cuda/find_kernels.o
+CUDA_C_SRC  := $(sort $(wildcard cuda/*.c))
+CUDA_CU_OBJ := $(patsubst cuda/%.cu,$(BUILD)/cuda/%.o,$(sort $(wildcard cuda/*.cu)))
 SG_CPPFLAGS += -DSG_HAVE_CUDA -I$(CUDA_HOME)/include
 SG_LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
 endif
@@ -83,7 +83,7 @@ $(BUILD)/opencl/find_kernels_cl.h: opencl/find_kernels.cl
 $(BUILD)/opencl/backend_opencl.o: $(BUILD)/opencl/find_kernels_cl.h
 $(BUILD)/opencl/backend_opencl.o: SG_CPPFLAGS += -I$(BUILD)/opencl
 
-$(BUILD)/cuda/%.o: cuda/%.cu cuda/find_kernels.h $(BUILD)/flags
+$(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h) $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -std=c++17 $(NVCC_ARCH) -c -o $@ $<
 
@@ -93,7 +93,7 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libseqgpu.a
 
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< -lm
 
 -include $(CORE_SRC:%.c=$(BUILD)/%.d) $(CLI_OBJ:.o=.d)
 
@@ -143,7 +143,7 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh examples/demo.sh
 
-bench: all $(BUILD)/bench/gen_genome $(BUILD)/bench/sim_reads
+bench: all $(BUILD)/bench/gen_genome $(BUILD)/bench/sim_reads $(BUILD)/bench/gen_graph
 	@sh .ci/deps bench
 	@sh bench/find_bench.sh
 	@sh bench/scc_bench.sh

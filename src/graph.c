@@ -118,3 +118,17 @@ uint32_t sg_scc_tarjan(const sg_graph_t *g, uint32_t *comp)
     free(on_stack);
     return n_comp;
 }
+
+uint32_t sg_scc_renumber(uint32_t n, uint32_t *comp)
+{
+    const uint32_t NONE = UINT32_MAX;
+    uint32_t *num = sg_malloc(((size_t)n + 1) * sizeof *num), next = 0;
+    for (uint32_t v = 0; v < n; v++) num[v] = NONE;
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t *x = &num[comp[v]];
+        if (*x == NONE) *x = next++;
+        comp[v] = *x;
+    }
+    free(num);
+    return next;
+}

@@ -54,4 +54,12 @@ void sg_graph_free(sg_graph_t *g);
  */
 uint32_t sg_scc_tarjan(const sg_graph_t *g, uint32_t *comp);
 
+/**
+ * Renumber components in place: comp[v] holds any label below n, the same
+ * for the vertices of one component; afterwards components are numbered
+ * 0.. in the order of their first vertex, whichever algorithm labelled them.
+ * @return number of components
+ */
+uint32_t sg_scc_renumber(uint32_t n, uint32_t *comp);
+
 #endif

@@ -14,6 +14,9 @@
 #include "../formats/gfa.h"
 #include "../formats/json.h"
 #include "../formats/outfile.h"
+#ifdef SG_HAVE_CUDA
+#include "../cuda/scc_cuda.h"
+#endif
 #include "cli.h"
 #include "graph.h"
 #include "input.h"
@@ -41,7 +44,12 @@ static void usage(FILE *fp)
 "      --write-graph F  also write the whole compacted graph as GFA\n"
 "  -p, --prefix STR     output prefix                          [seqgpu_scc]\n"
 "  -t, --threads INT    total threads                          [all online CPUs]\n"
-"  -b, --backend STR    auto | cpu                             [auto]\n"
+"  -b, --backend STR    auto | cpu | cuda: where the SCCs are found  [auto: cuda for\n"
+"                       graphs of 1M+ vertices when a device is usable, else cpu]\n"
+"      --device INT     CUDA device index                      [0]\n"
+"      --kw INT         cuda: threads per virtual warp (1, 2, 4, 8, 16, 32) [4]\n"
+"      --kv INT         cuda: vertices per virtual warp        [2]\n"
+"      --kt INT         cuda: second trim and coloring partition every kt rounds, 0 never [2]\n"
 "      --stats FILE     write a JSON run summary (histogram, coverage, graph sizes, stage times)\n"
 "  -q, --quiet          no progress or summary lines on stderr\n"
 "  -h, --help           show this help and exit\n"
@@ -78,8 +86,8 @@ static int step_count(void *vctx, void *item, sg_emit_t *emit)
 typedef struct {
     char **inputs;
     int n_inputs;
-    const char *prefix, *edges, *write_graph, *stats, *backend;
-    int k, threads, quiet;
+    const char *prefix, *edges, *write_graph, *stats, *backend, *device;
+    int k, threads, quiet, kw, kv, kt;
     double min_copies;
     long min_count;
 } scc_opts_t;
@@ -95,7 +103,11 @@ typedef struct {
     sg_coverage_t cov;
     uint32_t threshold;
     uint32_t n_comp, n_nontrivial;
+    const char *scc_backend; /* where the SCCs were found */
     stage_times_t t;
+#ifdef SG_HAVE_CUDA
+    sg_scc_cuda_stats_t cuda;
+#endif
 } scc_run_t;
 
 /* Count the reads' k-mers, set the threshold, and build the unitig graph. */
@@ -192,7 +204,15 @@ static int write_stats(const scc_opts_t *o, const scc_run_t *run, const sg_graph
         fputs(i ? ", " : "", fp);
         sg_json_str(fp, o->inputs[i]);
     }
-    fprintf(fp, "],\n  \"source\": \"%s\",\n  \"backend\": \"cpu\",\n  \"threads\": %d,\n", run->source, o->threads);
+    fprintf(fp, "],\n  \"source\": \"%s\",\n  \"backend\": \"%s\",\n  \"threads\": %d,\n", run->source, run->scc_backend,
+            o->threads);
+#ifdef SG_HAVE_CUDA
+    if (!strcmp(run->scc_backend, "cuda")) {
+        fprintf(fp, "  \"scc_cuda\": {\"kw\": %d, \"kv\": %d, \"kt\": %d, ", o->kw, o->kv, o->kt);
+        sg_scc_cuda_stats_json(&run->cuda, fp);
+        fputs("},\n", fp);
+    }
+#endif
     if (!strcmp(run->source, "reads")) {
         fprintf(fp, "  \"k\": %d,\n  \"kmers\": %llu,\n  \"distinct_kmers\": %llu,\n  \"coverage\": %.3f,\n"
                     "  \"coverage_peak\": %d,\n  \"error_trough\": %d,\n  \"threshold\": %u,\n  \"kept_kmers\": %llu,\n",
@@ -213,6 +233,60 @@ static int write_stats(const scc_opts_t *o, const scc_run_t *run, const sg_graph
     return sg_outfile_close(&out);
 }
 
+/* Graphs this large go to the GPU under -b auto: below it the CUDA context's
+ * start-up (~0.3 s) costs more than Tarjan's whole run. */
+#define SCC_CUDA_MIN_VERTICES (1u << 20)
+
+#ifdef SG_HAVE_CUDA
+static int scc_cuda(const scc_opts_t *o, const sg_graph_t *g, scc_run_t *run, uint32_t *comp, char *err, size_t errsz)
+{
+    uint32_t *weight = NULL;
+    if (g->oriented && g->kmers) { /* the first pivot's tie-break: the node's mean k-mer count */
+        weight = sg_malloc(((size_t)g->n_vert + 1) * sizeof *weight);
+        for (uint32_t i = 0; i < g->n; i++) {
+            double m = g->kmers[i] ? g->count_sum[i] / g->kmers[i] : 0;
+            weight[2 * i] = weight[2 * i + 1] = m > 4e9 ? 4000000000u : (uint32_t)m;
+        }
+    }
+    const sg_scc_cuda_opts_t co = {.device = o->device, .kw = o->kw, .kv = o->kv, .kt = o->kt};
+    int r = sg_scc_cuda(g, weight, &co, comp, &run->cuda, err, errsz);
+    free(weight);
+    return r;
+}
+#endif
+
+/* Components of every vertex, numbered in the order of their first vertex
+ * (the same numbers from either backend). */
+static int find_sccs(const scc_opts_t *o, const sg_graph_t *g, scc_run_t *run, uint32_t *comp)
+{
+    run->scc_backend = "cpu";
+    int want_cuda = !strcmp(o->backend, "cuda") || (!strcmp(o->backend, "auto") && g->n_vert >= SCC_CUDA_MIN_VERTICES);
+    if (want_cuda) {
+        char err[512] = "this seqgpu was built without CUDA";
+        int r = SG_ERR_DEVICE;
+#ifdef SG_HAVE_CUDA
+        r = scc_cuda(o, g, run, comp, err, sizeof err);
+#endif
+        if (r == 0) {
+            run->scc_backend = "cuda";
+#ifdef SG_HAVE_CUDA
+            sg_info("SCCs on cuda (%s) in %.3f s: %llu of %u vertices in chains, contracted graph %llu vertices, "
+                    "%u rounds, %u colorings, %u search levels",
+                    run->cuda.device, run->cuda.total, (unsigned long long)run->cuda.chain_vertices, g->n_vert,
+                    (unsigned long long)run->cuda.vertices, run->cuda.rounds, run->cuda.colorings, run->cuda.bfs_levels);
+#endif
+        } else if (!strcmp(o->backend, "cuda")) {
+            sg_error("cuda backend: %s", err);
+            return r;
+        } else {
+            sg_warn("cuda backend unusable (%s); finding SCCs on the cpu", err);
+        }
+    }
+    if (strcmp(run->scc_backend, "cuda")) sg_scc_tarjan(g, comp);
+    run->n_comp = sg_scc_renumber(g->n_vert, comp);
+    return 0;
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
     return sg_usage_error("seqgpu scc", usage, fmt, arg);
@@ -220,15 +294,17 @@ static int usage_error(const char *fmt, const char *arg)
 
 int main_scc(int argc, char **argv)
 {
-    enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS };
+    enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT };
     static const struct option lopts[] = {
         {"min-copies", required_argument, NULL, OPT_MIN_COPIES}, {"min-count", required_argument, NULL, 'c'},
         {"edges", required_argument, NULL, OPT_EDGES},           {"write-graph", required_argument, NULL, OPT_WRITE_GRAPH},
         {"prefix", required_argument, NULL, 'p'},                {"threads", required_argument, NULL, 't'},
         {"backend", required_argument, NULL, 'b'},               {"stats", required_argument, NULL, OPT_STATS},
         {"quiet", no_argument, NULL, 'q'},                       {"help", no_argument, NULL, 'h'},
+        {"device", required_argument, NULL, OPT_DEVICE},         {"kw", required_argument, NULL, OPT_KW},
+        {"kv", required_argument, NULL, OPT_KV},                 {"kt", required_argument, NULL, OPT_KT},
         {NULL, 0, NULL, 0}};
-    scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3};
+    scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2};
     long v;
     int c;
     double t_start = sg_realtime();
@@ -261,9 +337,26 @@ int main_scc(int argc, char **argv)
             o.threads = (int)v;
             break;
         case 'b':
-            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu"))
-                return usage_error("invalid backend '%s' for scc (auto or cpu)", optarg);
+            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
+                return usage_error("invalid backend '%s' for scc (auto, cpu or cuda)", optarg);
             o.backend = optarg;
+            break;
+        case OPT_DEVICE:
+            if (sg_parse_int(optarg, 0, 1023, &v) < 0) return usage_error("invalid --device '%s' (one device index)", optarg);
+            o.device = optarg;
+            break;
+        case OPT_KW:
+            if (sg_parse_int(optarg, 1, 32, &v) < 0 || (v & (v - 1)))
+                return usage_error("invalid --kw '%s' (1, 2, 4, 8, 16 or 32)", optarg);
+            o.kw = (int)v;
+            break;
+        case OPT_KV:
+            if (sg_parse_int(optarg, 1, 1024, &v) < 0) return usage_error("invalid --kv '%s' (1 to 1024)", optarg);
+            o.kv = (int)v;
+            break;
+        case OPT_KT:
+            if (sg_parse_int(optarg, 0, 1000, &v) < 0) return usage_error("invalid --kt '%s' (0 to 1000)", optarg);
+            o.kt = (int)v;
             break;
         case OPT_STATS: o.stats = optarg; break;
         case 'q': o.quiet = 1; break;
@@ -313,7 +406,7 @@ int main_scc(int argc, char **argv)
 
     double t0 = sg_realtime();
     comp = sg_malloc(((size_t)g.n_vert + 1) * sizeof *comp);
-    run->n_comp = sg_scc_tarjan(&g, comp);
+    if ((r = find_sccs(&o, &g, run, comp)) < 0) goto out;
     run->t.scc = sg_realtime() - t0;
 
     t0 = sg_realtime();

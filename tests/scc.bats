@@ -19,7 +19,17 @@ units_of() { awk -F'\t' 'NR > 1 {print $8}' "$1" | sort; }
     assert_failure 1
     run seqgpu scc --min-copies 0 x.fq
     assert_failure 1
-    run seqgpu scc -b cuda x.fq
+    run seqgpu scc -b opencl x.fq
+    assert_failure 1
+    assert_output --partial "invalid backend 'opencl' for scc"
+    run seqgpu scc --kw 3 x.fq
+    assert_failure 1
+    assert_output --partial "invalid --kw '3'"
+    run seqgpu scc --kv 0 x.fq
+    assert_failure 1
+    run seqgpu scc --kt -1 x.fq
+    assert_failure 1
+    run seqgpu scc --device x x.fq
     assert_failure 1
     run seqgpu scc
     assert_failure 1
@@ -190,4 +200,16 @@ PY
         assert_output --partial "k-mer coverage"
         [ -s "$T/real.repeats.tsv" ] && [ -s "$T/s.json" ]
     done
+}
+
+@test "scc -b cuda without a usable GPU exits 3 with the reason; auto finds the SCCs on the cpu" {
+    if have_cuda; then skip "a CUDA device is present"; fi
+    printf '1 2\n2 1\n2 3\n' > "$BATS_TEST_TMPDIR/e.txt"
+    run seqgpu scc -b cuda --edges "$BATS_TEST_TMPDIR/e.txt" -p "$BATS_TEST_TMPDIR/x"
+    assert_failure 3
+    assert_output --regexp "cuda backend: (no CUDA|this seqgpu was built without CUDA)"
+    [ ! -e "$BATS_TEST_TMPDIR/x.components.tsv" ]
+    run seqgpu scc --edges "$BATS_TEST_TMPDIR/e.txt" -p "$BATS_TEST_TMPDIR/x"
+    assert_success
+    printf 'node\tcomponent\n1\tscc1\n2\tscc1\n' | cmp - "$BATS_TEST_TMPDIR/x.components.tsv"
 }

@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# bats file_tags=gpu
+# seqgpu scc -b cuda gives the cpu backend's files: plain graphs of many
+# shapes through --edges under every virtual-warp and kt setting, read sets
+# and GFA graphs; device memory limits. Skipped without a usable CUDA device
+# (the unit test build/tests/unit_scc_gpu compares partitions in-process).
+
+load test_helper
+
+setup() {
+    T=$BATS_TEST_TMPDIR
+    have_cuda || skip "no usable CUDA device"
+}
+
+# random directed graphs: SHAPE SEED NODES
+graph() {
+    python3 - "$@" <<'PY'
+import random, sys
+shape, seed, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+r = random.Random(seed)
+ids = list(range(1000, 1000 + n)); r.shuffle(ids)   # labels are not 0..n-1
+e = []
+if shape == 'random':
+    e = [(r.randrange(n), r.randrange(n)) for _ in range(int(n * r.uniform(0.2, 3)))]
+elif shape == 'cycles':                              # cycles of 1..50 linked forward, chords
+    at = 0
+    while at < n - 50:
+        s = r.randint(1, 50)
+        e += [(at + i, at + (i + 1) % s) for i in range(s)]
+        if at: e.append((r.randrange(at), at))
+        at += s
+elif shape == 'chains':                              # long chains between a few hubs, both ways
+    for c in range(20):
+        L = n // 20
+        a, b = r.randrange(5), r.randrange(5)
+        e.append((n - 1 - a, c * L))
+        e += [(c * L + i, c * L + i + 1) for i in range(L - 1)]
+        e.append((c * L + L - 1, n - 1 - b))
+for a, b in e:
+    print(ids[a], ids[b])
+PY
+}
+
+@test "scc gpu: --edges graphs of many shapes give the cpu's components under every kw, kv, kt" {
+    for shape in random cycles chains; do
+        for seed in 1 2; do
+            graph $shape $seed 20000 > "$T/g.txt"
+            seqgpu scc -q -b cpu --edges "$T/g.txt" -p "$T/cpu" || fail "cpu $shape"
+            for s in "4 2 2" "1 1 0" "32 1 1" "8 16 3"; do
+                set -- $s
+                seqgpu scc -q -b cuda --kw $1 --kv $2 --kt $3 --edges "$T/g.txt" -p "$T/gpu" || fail "cuda $shape $s"
+                cmp -s "$T/cpu.components.tsv" "$T/gpu.components.tsv" || fail "$shape seed $seed (kw kv kt $s) differs"
+            done
+        done
+    done
+}
+
+@test "scc gpu: reads and GFA graphs give the cpu's repeats, GFA, units and components" {
+    for input in "$ROOT/examples/tandem_reads.fq.gz" "$ROOT/examples/lambda_reads.fq.gz"; do
+        seqgpu scc -q -b cpu -c 2 --write-graph "$T/whole.gfa" -p "$T/cpu" "$input"
+        seqgpu scc -q -b cuda -c 2 --stats "$T/s.json" -p "$T/gpu" "$input"
+        for f in repeats.tsv gfa units.fa components.tsv; do
+            cmp -s "$T/cpu.$f" "$T/gpu.$f" || fail "$(basename "$input"): $f differs"
+        done
+        run python3 -c "import json; s=json.load(open('$T/s.json')); print(s['backend'], s['scc_cuda']['rounds'] >= 1)"
+        assert_output "cuda True"
+        seqgpu scc -q -b cpu -p "$T/cpu_gfa" "$T/whole.gfa"
+        seqgpu scc -q -b cuda -p "$T/gpu_gfa" "$T/whole.gfa"
+        for f in repeats.tsv gfa units.fa components.tsv; do
+            cmp -s "$T/cpu_gfa.$f" "$T/gpu_gfa.$f" || fail "GFA of $(basename "$input"): $f differs"
+        done
+    done
+}
+
+@test "scc gpu: too little device memory is a clear error with cuda; auto finds the SCCs on the cpu" {
+    graph random 3 2000 > "$T/g.txt"
+    SEQGPU_CUDA_MEM_LIMIT=1000 run seqgpu scc -q -b cuda --edges "$T/g.txt" -p "$T/x"
+    assert_failure 3
+    assert_output --partial "of device memory"
+    # a graph of a million vertices or more goes to the device under auto
+    "$ROOT/build/bench/gen_graph" powerlaw 1200000 > "$T/big.txt" 2>/dev/null || skip "build/bench/gen_graph not built"
+    seqgpu scc -q -b cpu --edges "$T/big.txt" -p "$T/cpu"
+    SEQGPU_CUDA_MEM_LIMIT=1000 run seqgpu scc -b auto --edges "$T/big.txt" -p "$T/auto"
+    assert_success
+    assert_output --partial "finding SCCs on the cpu"
+    cmp "$T/cpu.components.tsv" "$T/auto.components.tsv"
+    seqgpu scc -q --edges "$T/big.txt" --stats "$T/s.json" -p "$T/auto2"
+    cmp "$T/cpu.components.tsv" "$T/auto2.components.tsv"
+    run python3 -c "import json; print(json.load(open('$T/s.json'))['backend'])"
+    assert_output "cuda"
+}
