@@ -22,6 +22,7 @@
 #include "scc_cuda.h"
 #include "scc_kernels.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,8 +62,8 @@ uint64_t sg_scc_cuda_estimate(uint64_t n, uint64_t m)
     /* input CSR 8n + 4m; contraction: indeg, chain, pred, two jump words,
      * rank, labels (41n); contracted CSR both ways plus a cursor (32n + 8m,
      * at most m edges); state: comp, part, state, in, out, color, weight,
-     * orig, four queues (48n) and 3 pivot slots (24n); scan space */
-    return 8 * (n + 1) + 4 * m + 41 * n + 32 * (n + 1) + 8 * m + 72 * n + (16u << 20);
+     * orig, four queues, two heavy lists (56n) and 3 pivot slots (24n); scan space */
+    return 8 * (n + 1) + 4 * m + 41 * n + 32 * (n + 1) + 8 * m + 80 * n + (16u << 20);
 }
 
 static int dev_alloc(run_t *r, void *p, size_t bytes, const char *what)
@@ -121,8 +122,13 @@ static int trim_cascade(run_t *r, uint64_t n)
     while (n) {
         int qo = 1 - qi;
         TRY(zero_counters(r, SG_DC_Q0 + qo, 1));
+        TRY(zero_counters(r, SG_DC_HEAVY, 1));
         CK(sg_dscc_trim_step(&r->g, &r->st, qi, (uint32_t)n, qo, r->s), "trim");
         TRY(read_counters(r));
+        if (r->h_counter[SG_DC_HEAVY]) {
+            CK(sg_dscc_trim_heavy(&r->g, &r->st, (uint32_t)r->h_counter[SG_DC_HEAVY], qo, r->s), "trim");
+            TRY(read_counters(r));
+        }
         n = r->h_counter[SG_DC_Q0 + qo];
         qi = qo;
         r->stats->trim_steps++;
@@ -134,7 +140,7 @@ static int trim_cascade(run_t *r, uint64_t n)
 static int trim1(run_t *r)
 {
     double t0 = sg_realtime();
-    CK(sg_dscc_degrees(&r->g, &r->st, r->s), "degrees");
+    CK(sg_dscc_degrees(&r->g, &r->st, r->kw, r->s), "degrees");
     TRY(zero_counters(r, SG_DC_Q0, 1));
     CK(sg_dscc_trim_seed(&r->g, &r->st, r->s), "trim");
     TRY(read_counters(r));
@@ -162,8 +168,13 @@ static int search(run_t *r, uint64_t nf, uint64_t nb)
 {
     while (nf + nb) {
         TRY(zero_counters(r, SG_DC_Q2, 2));
+        TRY(zero_counters(r, SG_DC_HEAVY, 1));
         CK(sg_dscc_bfs_level(&r->g, &r->st, (uint32_t)nf, (uint32_t)nb, r->kw, r->kv, r->s), "search");
         TRY(read_counters(r));
+        if (r->h_counter[SG_DC_HEAVY]) {
+            CK(sg_dscc_bfs_heavy(&r->g, &r->st, (uint32_t)r->h_counter[SG_DC_HEAVY], r->s), "search");
+            TRY(read_counters(r));
+        }
         nf = r->h_counter[SG_DC_Q2];
         nb = r->h_counter[SG_DC_Q3];
         uint32_t *t = r->st.queue[0];
@@ -249,14 +260,44 @@ typedef struct {
 static void free_bufs(bufs_t *b, run_t *r)
 {
     void *p[] = {b->off, b->fjump, b->bjump, b->rank, b->scratch, b->adj, b->indeg, b->pred, b->label, b->orig,
-                 b->weight_r, b->chain, b->off_r, b->roff_r, b->cursor, b->adj_r, b->radj_r, b->comp_r,
-                 b->state_block, r->st.counter};
+                 b->weight_r, b->chain, b->off_r, b->roff_r, b->cursor, b->adj_r, b->radj_r,
+                 b->state_block, r->st.counter}; /* comp_r lies inside state_block */
     for (size_t i = 0; i < sizeof p / sizeof *p; i++)
         if (p[i]) cudaFree(p[i]);
 }
 
+/* The CUDA context takes ~0.3 s to create: sg_scc_cuda_warmup creates it on
+ * a thread of its own while the graph is read or built. */
+static pthread_t warm_thread;
+static int warm_started, warm_id;
+
+static void *warm_main(void *arg)
+{
+    (void)arg;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && warm_id < count && cudaSetDevice(warm_id) == cudaSuccess)
+        cudaFree(NULL);
+    cudaGetLastError(); /* a failure here is found again, and reported, by sg_scc_cuda */
+    return NULL;
+}
+
+void sg_scc_cuda_warmup(const char *device)
+{
+    long id = 0;
+    if (warm_started || (device && sg_parse_int(device, 0, 1023, &id) < 0)) return;
+    warm_id = (int)id;
+    warm_started = pthread_create(&warm_thread, NULL, warm_main, NULL) == 0;
+}
+
+void sg_scc_cuda_warmup_join(void)
+{
+    if (warm_started) pthread_join(warm_thread, NULL);
+    warm_started = 0;
+}
+
 static int pick_device(const sg_scc_cuda_opts_t *o, run_t *r, sg_scc_cuda_stats_t *st)
 {
+    sg_scc_cuda_warmup_join();
     long id = 0;
     if (o->device && sg_parse_int(o->device, 0, 1023, &id) < 0) {
         snprintf(r->err, r->errsz, "invalid --device '%s' for scc (one device index)", o->device);
@@ -398,7 +439,7 @@ static int reverse(run_t *r, bufs_t *b)
 static int state_init(run_t *r, bufs_t *b)
 {
     const size_t n = (size_t)r->g.n + 1;
-    const size_t words = 10 * n + 2 * 3 * n; /* comp part state in out color, 4 queues; 3n 64-bit slots */
+    const size_t words = 12 * n + 2 * 3 * n; /* comp part state in out color, 4 queues, 2 heavy lists; 3n 64-bit slots */
     TRY(dev_alloc(r, &b->state_block, 4 * words, "the vertex state"));
     uint32_t *p = b->state_block;
     sg_dstate_t *st = &r->st;
@@ -411,7 +452,14 @@ static int state_init(run_t *r, bufs_t *b)
     st->out = p, p += n;
     st->color = p, p += n;
     for (int i = 0; i < 4; i++) st->queue[i] = p, p += n;
+    st->heavy = p, p += n;
+    uint32_t *heavy_out = p;
+    st->heavy_out = heavy_out;
     st->weight = b->weight_r;
+    TRY(zero_counters(r, SG_DC_HEAVY, 1));
+    CK(sg_dscc_heavy_out(&r->g, heavy_out, r->st.counter + SG_DC_HEAVY, r->s), "heavy vertices");
+    TRY(read_counters(r));
+    st->n_heavy_out = (uint32_t)r->h_counter[SG_DC_HEAVY];
     b->comp_r = st->comp;
     CK(cudaMemsetAsync(st->comp, 0xff, 4 * n, r->s), "cudaMemset");
     CK(cudaMemsetAsync(st->part, 0, 4 * n, r->s), "cudaMemset");
@@ -452,6 +500,7 @@ int sg_scc_cuda(const sg_graph_t *g, const uint32_t *weight, const sg_scc_cuda_o
     memset(st, 0, sizeof *st);
     run_t r = {.err = err, .errsz = errsz, .kw = o->kw, .kv = o->kv, .stats = st};
     bufs_t b = {0};
+    cudaGetLastError(); /* an earlier caller's error is not this run's */
     if (g->n_vert >= (1u << 30)) {
         snprintf(err, errsz, "the cuda backend takes graphs of up to 2^30 vertices (this one has %u)", g->n_vert);
         return SG_ERR_DEVICE;

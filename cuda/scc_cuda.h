@@ -40,6 +40,12 @@ typedef struct {
 int sg_scc_cuda(const sg_graph_t *g, const uint32_t *weight, const sg_scc_cuda_opts_t *o, uint32_t *label,
                 sg_scc_cuda_stats_t *st, char *err, size_t errsz);
 
+/** Create the device's CUDA context on a thread of its own, to overlap its
+ * start-up with reading the graph; sg_scc_cuda waits for it. */
+void sg_scc_cuda_warmup(const char *device);
+/** Wait for that thread (before exit, if sg_scc_cuda was not called). */
+void sg_scc_cuda_warmup_join(void);
+
 /** Device bytes the pipeline needs for n vertices and m edges (an upper bound). */
 uint64_t sg_scc_cuda_estimate(uint64_t n, uint64_t m);
 

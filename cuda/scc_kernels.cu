@@ -4,12 +4,18 @@
 // traversal, degree and color stays inside it.
 #include "scc_kernels.h"
 
+#include <cooperative_groups.h>
 #include <cub/device/device_scan.cuh>
+
+namespace cg = cooperative_groups;
 
 namespace {
 
 constexpr int kThreads = 256;
+constexpr unsigned kHeavyBlocks = 1024; // the grid that sweeps the heavy lists
 constexpr uint32_t NONE = SG_DSCC_NONE;
+constexpr uint32_t HEAVY = SG_DSCC_HEAVY;
+constexpr uint32_t BACKWARD = 1u << 31;
 
 inline unsigned grid_for(uint64_t n)
 {
@@ -18,6 +24,29 @@ inline unsigned grid_for(uint64_t n)
 }
 
 #define FOR_EACH(i, n) for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < (n); i += (uint64_t)gridDim.x * blockDim.x)
+
+// Append v to a list: one atomic per group of converged threads, not per thread.
+__device__ __forceinline__ void push(uint32_t *q, unsigned long long *n, uint32_t v)
+{
+    cg::coalesced_group g = cg::coalesced_threads();
+    unsigned long long base = 0;
+    if (g.thread_rank() == 0) base = atomicAdd(n, (unsigned long long)g.size());
+    base = g.shfl(base, 0);
+    q[base + g.thread_rank()] = v;
+}
+
+// counter += the block's sum of v (all threads of the block must call it)
+__device__ __forceinline__ void block_add(unsigned long long *counter, unsigned long long v)
+{
+    __shared__ unsigned long long sum;
+    if (threadIdx.x == 0) sum = 0;
+    __syncthreads();
+    if (v) atomicAdd(&sum, v);
+    __syncthreads();
+    if (threadIdx.x == 0 && sum) atomicAdd(counter, sum);
+}
+
+__device__ __forceinline__ uint64_t degree(const unsigned long long *o, uint32_t v) { return o[v + 1] - o[v]; }
 
 // ---- chain contraction ---------------------------------------------------
 // A vertex with exactly one in-edge and one out-edge lies in the SCC of its
@@ -63,9 +92,9 @@ __global__ void k_jump_init(const unsigned long long *off, const uint32_t *adj, 
     }
 }
 
-__global__ void k_jump_round(uint32_t n, const uint8_t *chain, unsigned long long *jump, unsigned long long *counter)
+__global__ void k_jump_round(uint32_t n, const uint8_t *chain, unsigned long long *jump, unsigned long long *flag)
 {
-    uint32_t open = 0;
+    bool open = false;
     FOR_EACH(v, n)
     {
         if (!chain[v]) continue;
@@ -75,9 +104,9 @@ __global__ void k_jump_round(uint32_t n, const uint8_t *chain, unsigned long lon
         unsigned long long wy = jump[y];
         uint32_t m = min((uint32_t)(w >> 32), (uint32_t)(wy >> 32));
         jump[v] = (unsigned long long)m << 32 | (uint32_t)wy;
-        open += chain[(uint32_t)wy] != 0;
+        open |= chain[(uint32_t)wy] != 0;
     }
-    if (open) atomicAdd(counter, (unsigned long long)open);
+    if (open) *flag = 1; // a plain store: any thread's 1 will do
 }
 
 __global__ void k_keep(uint32_t n, const uint8_t *chain, unsigned long long *keep)
@@ -156,24 +185,44 @@ __device__ __forceinline__ bool live(const sg_dstate_t &st, uint32_t w, uint32_t
     return st.comp[w] == NONE && st.part[w] == p;
 }
 
-__global__ void k_degrees(const sg_dgraph_t g, const sg_dstate_t st)
+// The live edges leaving v, counted into out[v] and, at their targets, in[w].
+__device__ __forceinline__ void count_edges(const sg_dgraph_t &g, const sg_dstate_t &st, uint32_t v,
+                                            unsigned long long first, unsigned long long step)
 {
-    FOR_EACH(v, g.n)
-    {
-        if (st.comp[v] != NONE) continue;
-        const uint32_t p = st.part[v];
-        uint32_t o = 0, i = 0;
-        for (unsigned long long j = g.off[v]; j < g.off[v + 1]; j++) o += g.adj[j] != v && live(st, g.adj[j], p);
-        for (unsigned long long j = g.roff[v]; j < g.roff[v + 1]; j++) i += g.radj[j] != v && live(st, g.radj[j], p);
-        st.out[v] = o;
-        st.in[v] = i;
+    const uint32_t p = st.part[v];
+    uint32_t o = 0;
+    for (unsigned long long j = g.off[v] + first; j < g.off[v + 1]; j += step) {
+        uint32_t w = g.adj[j];
+        if (w == v || !live(st, w, p)) continue;
+        o++;
+        atomicAdd(&st.in[w], 1u);
     }
+    if (o) atomicAdd(&st.out[v], o);
 }
 
-__device__ __forceinline__ void push(uint32_t *q, unsigned long long *n, uint32_t v)
+// kw lanes per vertex; the heavy ones are left to k_degrees_heavy
+__global__ void k_degrees(const sg_dgraph_t g, const sg_dstate_t st, int kw)
 {
-    q[atomicAdd(n, 1ull)] = v;
+    const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    const int lane = (int)(t % kw);
+    for (uint64_t v = t / kw; v < g.n; v += (uint64_t)gridDim.x * blockDim.x / kw)
+        if (st.comp[v] == NONE && degree(g.off, (uint32_t)v) <= HEAVY) count_edges(g, st, (uint32_t)v, lane, kw);
 }
+
+__global__ void k_degrees_heavy(const sg_dgraph_t g, const sg_dstate_t st)
+{
+    const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint32_t i = 0; i < st.n_heavy_out; i++)
+        if (st.comp[st.heavy_out[i]] == NONE) count_edges(g, st, st.heavy_out[i], t, stride);
+}
+
+__global__ void k_heavy_out(const sg_dgraph_t g, uint32_t *list, unsigned long long *n)
+{
+    FOR_EACH(v, g.n)
+    if (degree(g.off, (uint32_t)v) > HEAVY) push(list, n, (uint32_t)v);
+}
+
+
 
 __global__ void k_trim_seed(const sg_dgraph_t g, const sg_dstate_t st)
 {
@@ -187,30 +236,50 @@ __global__ void k_trim_seed(const sg_dgraph_t g, const sg_dstate_t st)
 // Removing v lowers the live degrees of its neighbours; one that drops to 0
 // is a 1-SCC too. The thread goes on with the first such neighbour itself
 // (a path is peeled in one launch) and queues the others.
+// v's removal: its successors lose an in-edge, its predecessors an out-edge;
+// one left with none is claimed, and returned (the first) or queued.
+__device__ __forceinline__ uint32_t remove_edges(const sg_dgraph_t &g, const sg_dstate_t &st, uint32_t v, int qo,
+                                                 unsigned long long first, unsigned long long step, bool keep_one)
+{
+    const uint32_t p = st.part[v];
+    uint32_t next = NONE;
+    for (int dir = 0; dir < 2; dir++) {
+        const unsigned long long *o = dir ? g.roff : g.off;
+        const uint32_t *a = dir ? g.radj : g.adj;
+        uint32_t *deg = dir ? st.out : st.in;
+        for (unsigned long long j = o[v] + first; j < o[v + 1]; j += step) {
+            uint32_t w = a[j];
+            if (w == v || !live(st, w, p)) continue;
+            if (atomicSub(&deg[w], 1u) != 1) continue;
+            if (atomicCAS(&st.comp[w], NONE, w) != NONE) continue;
+            if (keep_one && next == NONE) next = w;
+            else push(st.queue[qo], &st.counter[SG_DC_Q0 + qo], w);
+        }
+    }
+    return next;
+}
+
+// A thread goes on with the first vertex its removal exposes, so a path is
+// peeled in one launch; a heavy vertex is left to k_trim_heavy.
 __global__ void k_trim_step(const sg_dgraph_t g, const sg_dstate_t st, int qi, uint32_t nq, int qo)
 {
     FOR_EACH(i, nq)
     {
         uint32_t v = st.queue[qi][i];
         while (v != NONE) {
-            const uint32_t p = st.part[v];
-            uint32_t next = NONE;
-            for (int dir = 0; dir < 2; dir++) {
-                const unsigned long long *o = dir ? g.roff : g.off;
-                const uint32_t *a = dir ? g.radj : g.adj;
-                uint32_t *deg = dir ? st.out : st.in; // v's successors lose an in-edge, its predecessors an out-edge
-                for (unsigned long long j = o[v]; j < o[v + 1]; j++) {
-                    uint32_t w = a[j];
-                    if (w == v || !live(st, w, p)) continue;
-                    if (atomicSub(&deg[w], 1u) != 1) continue;
-                    if (atomicCAS(&st.comp[w], NONE, w) != NONE) continue;
-                    if (next == NONE) next = w;
-                    else push(st.queue[qo], &st.counter[SG_DC_Q0 + qo], w);
-                }
+            if (degree(g.off, v) > HEAVY || degree(g.roff, v) > HEAVY) {
+                push(st.heavy, &st.counter[SG_DC_HEAVY], v);
+                break;
             }
-            v = next;
+            v = remove_edges(g, st, v, qo, 0, 1, true);
         }
     }
+}
+
+__global__ void k_trim_heavy(const sg_dgraph_t g, const sg_dstate_t st, uint32_t nh, int qo)
+{
+    const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint32_t i = 0; i < nh; i++) remove_edges(g, st, st.heavy[i], qo, t, stride, false);
 }
 
 __device__ __forceinline__ bool has_edge(const unsigned long long *off, const uint32_t *adj, uint32_t a, uint32_t b)
@@ -253,7 +322,7 @@ __global__ void k_slots_clear(const sg_dgraph_t g, const sg_dstate_t st)
         st.slot[st.part[v]] = 0;
         left++;
     }
-    if (left) atomicAdd(&st.counter[SG_DC_LEFT], (unsigned long long)left);
+    block_add(&st.counter[SG_DC_LEFT], left);
 }
 
 __device__ __forceinline__ uint32_t hash32(uint32_t x)
@@ -287,7 +356,9 @@ __global__ void k_pivot_keys(const sg_dgraph_t g, const sg_dstate_t st, uint32_t
     FOR_EACH(v, g.n)
     {
         if (st.comp[v] != NONE) continue;
-        atomicMax(&st.slot[st.part[v]], pivot_key(g, st, (uint32_t)v, round));
+        const unsigned long long key = pivot_key(g, st, (uint32_t)v, round);
+        unsigned long long *slot = &st.slot[st.part[v]];
+        if (key > *slot) atomicMax(slot, key); // most threads see a larger key already: no atomic
     }
 }
 
@@ -299,6 +370,22 @@ __global__ void k_pivot_mark(const sg_dgraph_t g, const sg_dstate_t st, uint32_t
         st.state[v] = SG_DSCC_FW | (backward ? SG_DSCC_BW : 0);
         push(st.queue[0], &st.counter[SG_DC_Q0], (uint32_t)v);
         if (backward) push(st.queue[1], &st.counter[SG_DC_Q1], (uint32_t)v);
+    }
+}
+
+// The unvisited live neighbours of u (forward: successors) onto the next level.
+__device__ __forceinline__ void visit(const sg_dgraph_t &g, const sg_dstate_t &st, uint32_t u, bool fw,
+                                      unsigned long long first, unsigned long long step)
+{
+    const unsigned long long *o = fw ? g.off : g.roff;
+    const uint32_t *a = fw ? g.adj : g.radj;
+    const uint32_t bit = fw ? SG_DSCC_FW : SG_DSCC_BW, p = st.part[u];
+    for (unsigned long long j = o[u] + first; j < o[u + 1]; j += step) {
+        uint32_t w = a[j];
+        if (!live(st, w, p) || (st.state[w] & bit)) continue;
+        if (atomicOr(&st.state[w], bit) & bit) continue;
+        if (fw) push(st.queue[2], &st.counter[SG_DC_Q2], w);
+        else push(st.queue[3], &st.counter[SG_DC_Q3], w);
     }
 }
 
@@ -315,16 +402,20 @@ __global__ void k_bfs_level(const sg_dgraph_t g, const sg_dstate_t st, uint32_t 
     for (uint64_t e = group * kv; e < group * kv + kv && e < total; e++) {
         const bool fw = e < nf;
         const uint32_t u = fw ? st.queue[0][e] : st.queue[1][e - nf];
-        const unsigned long long *o = fw ? g.off : g.roff;
-        const uint32_t *a = fw ? g.adj : g.radj;
-        const uint32_t bit = fw ? SG_DSCC_FW : SG_DSCC_BW, p = st.part[u];
-        for (unsigned long long j = o[u] + lane; j < o[u + 1]; j += kw) {
-            uint32_t w = a[j];
-            if (!live(st, w, p) || (st.state[w] & bit)) continue;
-            if (atomicOr(&st.state[w], bit) & bit) continue;
-            if (fw) push(st.queue[2], &st.counter[SG_DC_Q2], w);
-            else push(st.queue[3], &st.counter[SG_DC_Q3], w);
+        if (degree(fw ? g.off : g.roff, u) > HEAVY) {
+            if (lane == 0) push(st.heavy, &st.counter[SG_DC_HEAVY], fw ? u : u | BACKWARD);
+            continue;
         }
+        visit(g, st, u, fw, lane, kw);
+    }
+}
+
+__global__ void k_bfs_heavy(const sg_dgraph_t g, const sg_dstate_t st, uint32_t nh)
+{
+    const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint32_t i = 0; i < nh; i++) {
+        const uint32_t h = st.heavy[i];
+        visit(g, st, h & ~BACKWARD, !(h & BACKWARD), t, stride);
     }
 }
 
@@ -349,6 +440,19 @@ __global__ void k_color_init(const sg_dgraph_t g, const sg_dstate_t st)
     FOR_EACH(v, g.n) st.color[v] = (uint32_t)v;
 }
 
+__device__ __forceinline__ void take_colors(const sg_dgraph_t &g, const sg_dstate_t &st, uint32_t v,
+                                            unsigned long long first, unsigned long long step)
+{
+    const uint32_t p = st.part[v], c0 = st.color[v];
+    uint32_t c = c0;
+    if (first == 0) c = min(c, st.color[c0]);
+    for (unsigned long long j = g.off[v] + first; j < g.off[v + 1]; j += step) {
+        uint32_t w = g.adj[j];
+        if (live(st, w, p)) c = min(c, st.color[w]);
+    }
+    if (c < c0 && atomicMin(&st.color[v], c) > c) st.counter[SG_DC_CHANGED] = 1;
+}
+
 // A color names the smallest vertex reachable inside the partition. v reaches
 // color[v], which reaches color[color[v]], so taking that too is valid and
 // halves the distance colors still have to travel along a path.
@@ -356,17 +460,15 @@ __global__ void k_color_step(const sg_dgraph_t g, const sg_dstate_t st, int kw)
 {
     const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
     const int lane = (int)(t % kw);
-    for (uint64_t v = t / kw; v < g.n; v += (uint64_t)gridDim.x * blockDim.x / kw) {
-        if (st.comp[v] != NONE) continue;
-        const uint32_t p = st.part[v], c0 = st.color[v];
-        uint32_t c = c0;
-        if (lane == 0) c = min(c, st.color[c0]);
-        for (unsigned long long j = g.off[v] + lane; j < g.off[v + 1]; j += kw) {
-            uint32_t w = g.adj[j];
-            if (live(st, w, p)) c = min(c, st.color[w]);
-        }
-        if (c < c0 && atomicMin(&st.color[v], c) > c) st.counter[SG_DC_CHANGED] = 1;
-    }
+    for (uint64_t v = t / kw; v < g.n; v += (uint64_t)gridDim.x * blockDim.x / kw)
+        if (st.comp[v] == NONE && degree(g.off, (uint32_t)v) <= HEAVY) take_colors(g, st, (uint32_t)v, lane, kw);
+}
+
+__global__ void k_color_heavy(const sg_dgraph_t g, const sg_dstate_t st)
+{
+    const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint32_t i = 0; i < st.n_heavy_out; i++)
+        if (st.comp[st.heavy_out[i]] == NONE) take_colors(g, st, st.heavy_out[i], t, stride);
 }
 
 __global__ void k_color_roots(const sg_dgraph_t g, const sg_dstate_t st)
@@ -460,9 +562,19 @@ cudaError_t sg_dscc_scan(void *tmp, size_t *tmp_bytes, const unsigned long long 
     return cub::DeviceScan::ExclusiveSum(tmp, *tmp_bytes, in, out, (int64_t)n, s);
 }
 
-cudaError_t sg_dscc_degrees(const sg_dgraph_t *g, const sg_dstate_t *st, cudaStream_t s)
+cudaError_t sg_dscc_heavy_out(const sg_dgraph_t *g, uint32_t *list, unsigned long long *n, cudaStream_t s)
 {
-    LAUNCH(k_degrees, g->n, s, *g, *st);
+    LAUNCH(k_heavy_out, g->n, s, *g, list, n);
+}
+
+cudaError_t sg_dscc_degrees(const sg_dgraph_t *g, const sg_dstate_t *st, int kw, cudaStream_t s)
+{
+    cudaError_t e = cudaMemsetAsync(st->in, 0, 4 * ((size_t)g->n + 1), s);
+    if (e == cudaSuccess) e = cudaMemsetAsync(st->out, 0, 4 * ((size_t)g->n + 1), s);
+    if (e != cudaSuccess) return e;
+    k_degrees<<<grid_for((uint64_t)g->n * kw), kThreads, 0, s>>>(*g, *st, kw);
+    if (st->n_heavy_out) k_degrees_heavy<<<kHeavyBlocks, kThreads, 0, s>>>(*g, *st);
+    return cudaGetLastError();
 }
 
 cudaError_t sg_dscc_trim_seed(const sg_dgraph_t *g, const sg_dstate_t *st, cudaStream_t s)
@@ -473,6 +585,12 @@ cudaError_t sg_dscc_trim_seed(const sg_dgraph_t *g, const sg_dstate_t *st, cudaS
 cudaError_t sg_dscc_trim_step(const sg_dgraph_t *g, const sg_dstate_t *st, int qi, uint32_t nq, int qo, cudaStream_t s)
 {
     LAUNCH(k_trim_step, nq, s, *g, *st, qi, nq, qo);
+}
+
+cudaError_t sg_dscc_trim_heavy(const sg_dgraph_t *g, const sg_dstate_t *st, uint32_t nh, int qo, cudaStream_t s)
+{
+    k_trim_heavy<<<kHeavyBlocks, kThreads, 0, s>>>(*g, *st, nh, qo);
+    return cudaGetLastError();
 }
 
 cudaError_t sg_dscc_trim2(const sg_dgraph_t *g, const sg_dstate_t *st, cudaStream_t s)
@@ -503,6 +621,12 @@ cudaError_t sg_dscc_bfs_level(const sg_dgraph_t *g, const sg_dstate_t *st, uint3
     LAUNCH(k_bfs_level, groups * kw, s, *g, *st, nf, nb, kw, kv);
 }
 
+cudaError_t sg_dscc_bfs_heavy(const sg_dgraph_t *g, const sg_dstate_t *st, uint32_t nh, cudaStream_t s)
+{
+    k_bfs_heavy<<<kHeavyBlocks, kThreads, 0, s>>>(*g, *st, nh);
+    return cudaGetLastError();
+}
+
 cudaError_t sg_dscc_split(const sg_dgraph_t *g, const sg_dstate_t *st, int only_fw, cudaStream_t s)
 {
     LAUNCH(k_split, g->n, s, *g, *st, only_fw);
@@ -515,7 +639,9 @@ cudaError_t sg_dscc_color_init(const sg_dgraph_t *g, const sg_dstate_t *st, cuda
 
 cudaError_t sg_dscc_color_step(const sg_dgraph_t *g, const sg_dstate_t *st, int kw, cudaStream_t s)
 {
-    LAUNCH(k_color_step, (uint64_t)g->n * kw, s, *g, *st, kw);
+    k_color_step<<<grid_for((uint64_t)g->n * kw), kThreads, 0, s>>>(*g, *st, kw);
+    if (st->n_heavy_out) k_color_heavy<<<kHeavyBlocks, kThreads, 0, s>>>(*g, *st);
+    return cudaGetLastError();
 }
 
 cudaError_t sg_dscc_color_roots(const sg_dgraph_t *g, const sg_dstate_t *st, cudaStream_t s)

@@ -34,11 +34,20 @@ typedef struct {
     unsigned long long *slot;    /* pivot key of each partition label, 3n */
     const uint32_t *weight;      /* tie-break of the first pivot (k-mer count), or NULL */
     uint32_t *queue[4];          /* work lists: forward, backward, and the next of each */
+    uint32_t *heavy;             /* vertices of more than SG_DSCC_HEAVY edges met by a search or trim
+                                  * (bit 31: backward), left to the whole grid */
+    const uint32_t *heavy_out;   /* the vertices of more than SG_DSCC_HEAVY out-edges (fixed) */
+    uint32_t n_heavy_out;
     unsigned long long *counter; /* device counters: see sg_dscc_counter_t */
 } sg_dstate_t;
 
 /* Slots of sg_dstate_t.counter. */
-enum { SG_DC_Q0, SG_DC_Q1, SG_DC_Q2, SG_DC_Q3, SG_DC_CHANGED, SG_DC_LEFT, SG_DC_N };
+enum { SG_DC_Q0, SG_DC_Q1, SG_DC_Q2, SG_DC_Q3, SG_DC_CHANGED, SG_DC_LEFT, SG_DC_HEAVY, SG_DC_N };
+
+/* A vertex with more edges than this is not left to one virtual warp: a
+ * power-law hub's million edges would keep its lanes busy long after the rest
+ * of the grid is done. Such vertices go on a list that every block sweeps. */
+#define SG_DSCC_HEAVY 1024u
 
 /* --- chain contraction (vertices with one in- and one out-edge) --- */
 
@@ -50,7 +59,7 @@ cudaError_t sg_dscc_chain_marks(const unsigned long long *off, const uint32_t *a
 /** jump[v] = (v << 32 | next[v]) for chain vertices (next = succ or pred). */
 cudaError_t sg_dscc_jump_init(const unsigned long long *off, const uint32_t *adj, const uint32_t *pred, int backward,
                               uint32_t n, const uint8_t *chain, unsigned long long *jump, cudaStream_t s);
-/** One pointer-jumping round; counter[0] += chain vertices not yet at a non-chain vertex. */
+/** One pointer-jumping round; *flag = 1 if a chain vertex is not yet at a non-chain vertex. */
 cudaError_t sg_dscc_jump_round(uint32_t n, const uint8_t *chain, unsigned long long *jump, unsigned long long *counter,
                                cudaStream_t s);
 /** keep[v] = !chain[v] as 64-bit counts, for the scan that numbers the kept vertices. */
@@ -81,13 +90,17 @@ cudaError_t sg_dscc_scan(void *tmp, size_t *tmp_bytes, const unsigned long long 
 
 /* --- the pipeline --- */
 
-/** Live in/out degrees of every unresolved vertex inside its partition. */
-cudaError_t sg_dscc_degrees(const sg_dgraph_t *g, const sg_dstate_t *st, cudaStream_t s);
+/** The fixed list of vertices with more than SG_DSCC_HEAVY out-edges, onto list (count in *n). */
+cudaError_t sg_dscc_heavy_out(const sg_dgraph_t *g, uint32_t *list, unsigned long long *n, cudaStream_t s);
+/** Live in/out degrees of every unresolved vertex inside its partition (in and out zeroed first). */
+cudaError_t sg_dscc_degrees(const sg_dgraph_t *g, const sg_dstate_t *st, int kw, cudaStream_t s);
 /** Claim the unresolved vertices with a live degree of 0 as 1-SCCs, onto queue[0] (counter Q0). */
 cudaError_t sg_dscc_trim_seed(const sg_dgraph_t *g, const sg_dstate_t *st, cudaStream_t s);
 /** Remove the vertices of queue[qi] (count nq): their neighbours' live degrees drop, and a
  * neighbour reaching 0 is claimed and followed by the same thread or queued on queue[qo]. */
 cudaError_t sg_dscc_trim_step(const sg_dgraph_t *g, const sg_dstate_t *st, int qi, uint32_t nq, int qo, cudaStream_t s);
+/** The heavy vertices a trim step left (nh of them), by the whole grid; claims go to queue[qo]. */
+cudaError_t sg_dscc_trim_heavy(const sg_dgraph_t *g, const sg_dstate_t *st, uint32_t nh, int qo, cudaStream_t s);
 /** Claim 2-SCCs (two vertices linked both ways, nothing else entering, or nothing else leaving,
  * the pair), onto queue[0] so that a trim step updates their neighbours. */
 cudaError_t sg_dscc_trim2(const sg_dgraph_t *g, const sg_dstate_t *st, cudaStream_t s);
@@ -105,6 +118,8 @@ cudaError_t sg_dscc_pivot_mark(const sg_dgraph_t *g, const sg_dstate_t *st, uint
  * levels go to queue[2] and queue[3]. */
 cudaError_t sg_dscc_bfs_level(const sg_dgraph_t *g, const sg_dstate_t *st, uint32_t nf, uint32_t nb, int kw, int kv,
                               cudaStream_t s);
+/** The heavy vertices of a level (nh of them), by the whole grid. */
+cudaError_t sg_dscc_bfs_heavy(const sg_dgraph_t *g, const sg_dstate_t *st, uint32_t nh, cudaStream_t s);
 /** After a forward-backward search: FW&BW is the pivot's SCC; FW only, BW only and neither
  * become three partitions. With only_fw (coloring roots): FW is the root's SCC. State cleared. */
 cudaError_t sg_dscc_split(const sg_dgraph_t *g, const sg_dstate_t *st, int only_fw, cudaStream_t s);

@@ -273,17 +273,40 @@ int sg_edges_read(const char *path, sg_graph_t *g)
         free(ends);
         return ret;
     }
-    int64_t *labels = sg_malloc((n + 1) * sizeof *labels);
-    if (n) { /* an empty list is an empty graph */
-        memcpy(labels, ends, n * sizeof *labels);
-        qsort(labels, n, sizeof *labels, cmp_i64);
+    /* nodes are numbered in label order; labels spanning a range not much
+     * larger than the list (ids 0..N, the usual case) are numbered through a
+     * table over the range, others by sorting and binary search */
+    int64_t lo = n ? ends[0] : 0, hi = lo;
+    for (size_t i = 1; i < n; i++) {
+        if (ends[i] < lo) lo = ends[i];
+        if (ends[i] > hi) hi = ends[i];
     }
+    int64_t *labels;
     uint32_t n_node = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!n_node || labels[i] != labels[n_node - 1]) labels[n_node++] = labels[i];
     sg_edge_t *e = sg_malloc((n / 2 + 1) * sizeof *e);
-    for (size_t i = 0; i < n / 2; i++)
-        e[i] = (sg_edge_t){find_label(labels, n_node, ends[2 * i]), find_label(labels, n_node, ends[2 * i + 1]), 0};
+    if (n && (uint64_t)(hi - lo) < 4 * (uint64_t)n + 1024 && (uint64_t)(hi - lo) < UINT32_MAX) {
+        uint64_t range = (uint64_t)(hi - lo) + 1;
+        uint32_t *id = sg_calloc(range, sizeof *id); /* 1 + node number; 0: absent */
+        for (size_t i = 0; i < n; i++) id[ends[i] - lo] = 1;
+        labels = sg_malloc((n + 1) * sizeof *labels);
+        for (uint64_t x = 0; x < range; x++)
+            if (id[x]) {
+                labels[n_node] = lo + (int64_t)x;
+                id[x] = ++n_node;
+            }
+        for (size_t i = 0; i < n / 2; i++) e[i] = (sg_edge_t){id[ends[2 * i] - lo] - 1, id[ends[2 * i + 1] - lo] - 1, 0};
+        free(id);
+    } else {
+        labels = sg_malloc((n + 1) * sizeof *labels);
+        if (n) { /* an empty list is an empty graph */
+            memcpy(labels, ends, n * sizeof *labels);
+            qsort(labels, n, sizeof *labels, cmp_i64);
+        }
+        for (size_t i = 0; i < n; i++)
+            if (!n_node || labels[i] != labels[n_node - 1]) labels[n_node++] = labels[i];
+        for (size_t i = 0; i < n / 2; i++)
+            e[i] = (sg_edge_t){find_label(labels, n_node, ends[2 * i]), find_label(labels, n_node, ends[2 * i + 1]), 0};
+    }
     g->oriented = 0;
     g->n = n_node;
     g->n_vert = n_node;

@@ -313,6 +313,39 @@ static void *FN(nb_worker)(void *arg)
     return NULL;
 }
 
+/* A unitig as the walk found it (its sequence at off in the walk's buffer),
+ * and how its canonical form differs: reverse complemented (flip), then
+ * rotated by rot k-mers (cycles only). */
+typedef struct {
+    KT first, last; /* as read along the walk */
+    KT min;         /* smallest canonical k-mer ... */
+    uint64_t min_pos; /* ... its place along the walk */
+    uint64_t off, n_k, rot;
+    double sum;
+    int min_rev, cycle, flip;
+} FN(walk_t);
+
+typedef struct {
+    KT key; /* first k-mer of the canonical form */
+    uint32_t u;
+} FN(ukey_t);
+
+static int FN(cmp_ukey)(const void *a, const void *b)
+{
+    KT x = ((const FN(ukey_t) *)a)->key, y = ((const FN(ukey_t) *)b)->key;
+    return (x > y) - (x < y);
+}
+
+static inline char FN(comp_base)(char c) { return c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A'; }
+
+/* The k-mer spelt by k bases of A/C/G/T. */
+static inline KT FN(parse)(const char *s, int k)
+{
+    KT x = 0;
+    for (int j = 0; j < k; j++) x = (x << 2) | (KT)base_code[(unsigned char)s[j]];
+    return x;
+}
+
 static void FN(unitigs)(sg_kmers_t *t, int n_threads, sg_graph_t *g)
 {
     FN(dbg_t) d = {.t = t, .k = t->k};
@@ -345,14 +378,13 @@ static void FN(unitigs)(sg_kmers_t *t, int n_threads, sg_graph_t *g)
     free(tid);
     free(jobs);
 
-    /* each unitig: its first and last k-mers as they read along it */
+    /* each unitig as the walk finds it: where its sequence is, its first and
+     * last k-mers as they read along it, and for a cycle, where its smallest
+     * canonical k-mer is and which way it reads there */
     uint64_t m_unitig = 1024, n_unitig = 0, m_seq = 1 << 16;
-    KT *first = sg_malloc(m_unitig * sizeof *first), *last = sg_malloc(m_unitig * sizeof *last);
-    uint64_t *seq_off = sg_malloc((m_unitig + 1) * sizeof *seq_off);
-    uint64_t *kmers = sg_malloc(m_unitig * sizeof *kmers);
-    double *count_sum = sg_malloc(m_unitig * sizeof *count_sum);
+    FN(walk_t) *w = sg_malloc(m_unitig * sizeof *w);
     char *seq = sg_malloc(m_seq);
-    seq_off[0] = 0;
+    uint64_t at = 0;
     const int k = d.k;
 
     for (int p = 0; p < N_PART; p++) {
@@ -362,53 +394,115 @@ static void FN(unitigs)(sg_kmers_t *t, int n_threads, sg_graph_t *g)
             const KT s = part->key[i];
             const uint64_t s_slot = d.base[p] + i;
             /* back to where the unitig through s starts: while the one predecessor
-             * has only this k-mer as successor */
+             * has only this k-mer as successor. A k-mer next to its own reverse
+             * complement (a hairpin) ends a unitig whichever way it is reached,
+             * so that unitigs do not depend on where a walk starts. */
             KT cur = s, prev, next;
             uint64_t cur_slot = s_slot, prev_slot, next_slot;
             int cur_rev = 0, prev_rev, next_rev;
             for (uint64_t steps = 0; steps < d.n_kept; steps++) {
                 if (!FN(only_next)(&d, cur, cur_slot, cur_rev, 1, &prev, &prev_slot, &prev_rev)) break;
                 if (__builtin_popcount(FN(next_bits)(&d, prev_slot, prev_rev, 0)) != 1) break;
-                if (prev_slot == s_slot) break; /* a cycle: start at s */
+                if (prev_slot == cur_slot) break; /* a hairpin */
+                if (prev_slot == s_slot) break;   /* a cycle: start at s */
                 if (d.uid[prev_slot] != NO_UNITIG) break;
                 cur = prev, cur_slot = prev_slot, cur_rev = prev_rev;
             }
             /* then forward, k-mer by k-mer */
             if (n_unitig == m_unitig) {
                 m_unitig *= 2;
-                first = sg_realloc(first, m_unitig * sizeof *first);
-                last = sg_realloc(last, m_unitig * sizeof *last);
-                seq_off = sg_realloc(seq_off, (m_unitig + 1) * sizeof *seq_off);
-                kmers = sg_realloc(kmers, m_unitig * sizeof *kmers);
-                count_sum = sg_realloc(count_sum, m_unitig * sizeof *count_sum);
+                w = sg_realloc(w, m_unitig * sizeof *w);
             }
             const uint32_t u = (uint32_t)n_unitig++;
-            uint64_t at = seq_off[u], n_k = 0;
-            double sum = 0;
-            first[u] = cur;
+            FN(walk_t) *wu = &w[u];
+            *wu = (FN(walk_t)){.first = cur, .off = at};
+            const uint64_t first_slot = cur_slot;
             for (;;) {
                 d.uid[cur_slot] = u;
-                sum += FN(count_at)(&d, cur_slot);
+                wu->sum += FN(count_at)(&d, cur_slot);
                 if (at + k + 1 > m_seq) {
                     m_seq = 2 * (at + k + 1);
                     seq = sg_realloc(seq, m_seq);
                 }
-                if (n_k == 0)
+                if (wu->n_k == 0)
                     for (int j = 0; j < k; j++) seq[at++] = "ACGT"[(int)(cur >> (2 * (k - 1 - j))) & 3];
                 else
                     seq[at++] = "ACGT"[(int)cur & 3];
-                n_k++;
-                last[u] = cur;
+                KT c = cur_rev ? FN(rc)(cur, k) : cur;
+                if (wu->n_k == 0 || c < wu->min) {
+                    wu->min = c;
+                    wu->min_pos = wu->n_k;
+                    wu->min_rev = cur_rev;
+                }
+                wu->n_k++;
+                wu->last = cur;
                 if (!FN(only_next)(&d, cur, cur_slot, cur_rev, 0, &next, &next_slot, &next_rev)) break;
                 if (__builtin_popcount(FN(next_bits)(&d, next_slot, next_rev, 1)) != 1) break;
-                if (d.uid[next_slot] != NO_UNITIG) break; /* back at the start of a cycle, or used */
+                if (next_slot == cur_slot) break; /* a hairpin */
+                if (d.uid[next_slot] != NO_UNITIG) { /* back at the start: a branch-free cycle */
+                    wu->cycle = next_slot == first_slot;
+                    break;
+                }
                 cur = next, cur_slot = next_slot, cur_rev = next_rev;
             }
-            seq_off[u + 1] = at;
-            kmers[u] = n_k;
-            count_sum[u] = sum;
         }
     }
+
+    /* The canonical form, so that any builder (the GPU's too) gives the same
+     * graph byte for byte: a path reads from whichever end makes its first
+     * k-mer the smaller, a cycle starts at its smallest canonical k-mer, read
+     * forward; unitigs are numbered in the order of those first k-mers (each
+     * k-mer lies in one unitig, so no two are equal). */
+    FN(ukey_t) *order = sg_malloc((n_unitig + 1) * sizeof *order);
+    uint64_t longest = 0;
+    for (uint64_t u = 0; u < n_unitig; u++) {
+        FN(walk_t) *wu = &w[u];
+        if (wu->cycle) {
+            wu->flip = wu->min_rev;
+            wu->rot = wu->min_rev ? wu->n_k - 1 - wu->min_pos : wu->min_pos;
+            order[u].key = wu->min;
+        } else {
+            KT r = FN(rc)(wu->last, k);
+            wu->flip = r < wu->first;
+            order[u].key = wu->flip ? r : wu->first;
+        }
+        order[u].u = (uint32_t)u;
+        if (wu->n_k > longest) longest = wu->n_k;
+    }
+    qsort(order, n_unitig, sizeof *order, FN(cmp_ukey));
+
+    uint64_t *seq_off = sg_malloc((n_unitig + 1) * sizeof *seq_off);
+    uint64_t *kmers = sg_malloc((n_unitig + 1) * sizeof *kmers);
+    double *count_sum = sg_malloc((n_unitig + 1) * sizeof *count_sum);
+    KT *first = sg_malloc((n_unitig + 1) * sizeof *first), *last = sg_malloc((n_unitig + 1) * sizeof *last);
+    uint32_t *new_id = sg_malloc((n_unitig + 1) * sizeof *new_id);
+    char *out = sg_malloc(at + 1), *flipped = sg_malloc(longest + k);
+    seq_off[0] = 0;
+    for (uint64_t i = 0; i < n_unitig; i++) {
+        const FN(walk_t) *wu = &w[order[i].u];
+        const uint64_t len = wu->n_k + k - 1;
+        const char *s = seq + wu->off;
+        char *o = out + seq_off[i];
+        if (wu->flip) {
+            for (uint64_t j = 0; j < len; j++) flipped[j] = FN(comp_base)(s[len - 1 - j]);
+            s = flipped;
+        }
+        /* a cycle's sequence repeats its first k - 1 bases at the end:
+         * s[j] == s[j mod n_k], so the rotation is two copies */
+        memcpy(o, s + wu->rot, len - wu->rot);
+        memcpy(o + len - wu->rot, s + k - 1, wu->rot);
+        seq_off[i + 1] = seq_off[i] + len;
+        kmers[i] = wu->n_k;
+        count_sum[i] = wu->sum;
+        first[i] = order[i].key;
+        last[i] = FN(parse)(o + len - k, k);
+        new_id[order[i].u] = (uint32_t)i;
+    }
+    free(seq);
+    free(flipped);
+    free(order);
+    free(w);
+    seq = out;
 
     /* links between unitig ends: from u+ (its last k-mer) and u- (the reverse
      * complement of its first) to whichever unitig end each successor is */
@@ -425,7 +519,7 @@ static void FN(unitigs)(sg_kmers_t *t, int n_threads, sg_graph_t *g)
                 KT x = FN(step)(&d, end, b, 0);
                 int x_rev;
                 uint64_t sl = FN(find)(&d, x, &x_rev);
-                uint32_t v = d.uid[sl];
+                uint32_t v = new_id[d.uid[sl]];
                 int vdir;
                 if (x == first[v]) vdir = 0;
                 else if (x == FN(rc)(last[v], k)) vdir = 1;
@@ -451,6 +545,7 @@ static void FN(unitigs)(sg_kmers_t *t, int n_threads, sg_graph_t *g)
     free(e);
     free(first);
     free(last);
+    free(new_id);
     free(d.base);
     free(d.uid);
     free(d.nb);

@@ -6,6 +6,7 @@
  * twin. */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "../formats/json.h"
 #include "../formats/outfile.h"
 #ifdef SG_HAVE_CUDA
+#include "../cuda/kmer_cuda.h"
 #include "../cuda/scc_cuda.h"
 #endif
 #include "cli.h"
@@ -73,12 +75,18 @@ static void usage(FILE *fp)
 typedef struct {
     sg_input_t in; /* first: the input steps take the context as theirs */
     sg_kmers_t *kmers;
+#ifdef SG_HAVE_CUDA
+    sg_cuda_kmers_t *gpu; /* counting on the device instead */
+#endif
 } count_ctx_t;
 
 static int step_count(void *vctx, void *item, sg_emit_t *emit)
 {
     (void)emit;
     count_ctx_t *ctx = vctx;
+#ifdef SG_HAVE_CUDA
+    if (ctx->gpu) return sg_cuda_kmers_add(ctx->gpu, item) < 0 ? SG_ERR_DEVICE : 0;
+#endif
     sg_kmers_add(ctx->kmers, item);
     return 0;
 }
@@ -103,19 +111,62 @@ typedef struct {
     sg_coverage_t cov;
     uint32_t threshold;
     uint32_t n_comp, n_nontrivial;
-    const char *scc_backend; /* where the SCCs were found */
+    const char *scc_backend;   /* where the SCCs were found */
+    const char *graph_backend; /* where the reads' graph was built */
+#ifdef SG_HAVE_CUDA
+    char graph_cuda[1024];     /* its device figures, as JSON members */
+#endif
     stage_times_t t;
 #ifdef SG_HAVE_CUDA
     sg_scc_cuda_stats_t cuda;
 #endif
 } scc_run_t;
 
-/* Count the reads' k-mers, set the threshold, and build the unitig graph. */
-static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
+/* Graphs this large go to the GPU under -b auto: below it the CUDA context's
+ * start-up (~0.3 s) costs more than Tarjan's whole run. */
+#define SCC_CUDA_MIN_VERTICES (1u << 20)
+
+#ifdef SG_HAVE_CUDA
+/* Whether the SCCs will probably go to the GPU: -b cuda, or under auto an
+ * input large enough for a graph of SCC_CUDA_MIN_VERTICES (an edge list of
+ * 16 bytes a vertex; reads or GFA at 200 bytes; gzip at a quarter size). */
+static int likely_cuda(const scc_opts_t *o)
 {
-    count_ctx_t ctx = {0};
-    ctx.kmers = sg_kmers_new(o->k);
-    sg_input_init(&ctx.in, o->inputs, o->n_inputs, 4 << 20, o->threads, o->k - 1);
+    if (!strcmp(o->backend, "cuda")) return 1;
+    if (strcmp(o->backend, "auto")) return 0;
+    uint64_t bytes = 0;
+    struct stat sb;
+    for (int i = -1; i < o->n_inputs; i++) {
+        const char *f = i < 0 ? o->edges : o->inputs[i];
+        if (!f || stat(f, &sb) != 0) continue;
+        size_t len = strlen(f);
+        bytes += (uint64_t)sb.st_size * (len > 3 && !strcmp(f + len - 3, ".gz") ? 4 : 1);
+    }
+    return bytes >= (uint64_t)SCC_CUDA_MIN_VERTICES * (o->edges ? 16 : 200);
+}
+#endif
+
+/* The threshold from the histogram: --min-count, or --min-copies x coverage. */
+static void set_threshold(const scc_opts_t *o, scc_run_t *run)
+{
+    sg_coverage_estimate(run->hist, HIST_BINS, &run->cov);
+    run->threshold = o->min_count > 0 ? (uint32_t)o->min_count
+                                      : (uint32_t)fmax(2.0, ceil(o->min_copies * run->cov.coverage - 1e-9));
+}
+
+static void report_threshold(const scc_opts_t *o, const scc_run_t *run)
+{
+    sg_info("%llu k-mers, %llu distinct; k-mer coverage %.1f (peak at %d, errors below %d); keeping k-mers seen >= %u "
+            "times%s: %llu",
+            (unsigned long long)run->total, (unsigned long long)run->distinct, run->cov.coverage, run->cov.peak,
+            run->cov.trough, run->threshold, o->min_count > 0 ? "" : " (--min-copies x coverage)",
+            (unsigned long long)run->kept);
+}
+
+/* Run the reads through the count step (ctx->kmers or ctx->gpu set). */
+static int count_reads(const scc_opts_t *o, count_ctx_t *ctx, scc_run_t *run)
+{
+    sg_input_init(&ctx->in, o->inputs, o->n_inputs, 4 << 20, o->threads, o->k - 1);
     const sg_step_t steps[] = {
         {"read", sg_input_read, 1, 0},
         {"parse", sg_input_parse, 0, 0},
@@ -124,28 +175,101 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
     };
     sg_pipeline_opts_t po = {.n_threads = o->threads, .max_items = 2 * o->threads + 4, .free_item = sg_input_free_chunk};
     double t0 = sg_realtime();
-    int r = sg_pipeline_run(steps, 4, &ctx, &po);
-    sg_input_free(&ctx.in);
+    int r = sg_pipeline_run(steps, 4, ctx, &po);
+    sg_input_free(&ctx->in);
     run->t.count = sg_realtime() - t0;
+    return r;
+}
+
+#ifdef SG_HAVE_CUDA
+/* The same on the device: counting (sort and run-length encoding), the
+ * threshold and the unitigs (list ranking). SG_ERR_DEVICE when it cannot run. */
+static int graph_from_reads_cuda(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g, char *err, size_t errsz)
+{
+    long dev = 0;
+    if (o->device) sg_parse_int(o->device, 0, 1023, &dev);
+    sg_scc_cuda_warmup_join();
+    count_ctx_t ctx = {0};
+    int r = sg_cuda_kmers_new(o->k, (int)dev, &ctx.gpu, err, errsz);
+    if (r < 0) return r;
+    if ((r = count_reads(o, &ctx, run)) == 0) {
+        double t0 = sg_realtime();
+        if ((r = sg_cuda_kmers_finish(ctx.gpu)) == 0) {
+            run->t.count += sg_realtime() - t0;
+            t0 = sg_realtime();
+            run->distinct = sg_cuda_kmers_distinct(ctx.gpu);
+            run->total = sg_cuda_kmers_total(ctx.gpu);
+            r = sg_cuda_kmers_histogram(ctx.gpu, run->hist, HIST_BINS);
+        }
+        if (r == 0) {
+            set_threshold(o, run);
+            r = sg_cuda_kmers_filter(ctx.gpu, run->threshold);
+            run->kept = sg_cuda_kmers_distinct(ctx.gpu);
+            run->t.coverage = sg_realtime() - t0;
+        }
+        if (r == 0) {
+            report_threshold(o, run);
+            t0 = sg_realtime();
+            r = sg_cuda_kmers_unitigs(ctx.gpu, g);
+            run->t.compact = sg_realtime() - t0;
+        }
+        if (r < 0) snprintf(err, errsz, "k-mer counting or compaction on the device failed (above)");
+    }
+    if (r == 0) {
+        FILE *fp = fmemopen(run->graph_cuda, sizeof run->graph_cuda - 1, "w");
+        if (fp) {
+            sg_cuda_kmers_stats(ctx.gpu, fp);
+            fclose(fp);
+        }
+    }
+    sg_cuda_kmers_free(ctx.gpu);
+    return r;
+}
+#endif
+
+/* Count the reads' k-mers, set the threshold, and build the unitig graph:
+ * on the device when the backend asks for it (auto: when the input is
+ * large), else on all CPU threads. */
+static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
+{
+    run->graph_backend = "cpu";
+#ifdef SG_HAVE_CUDA
+    if (!strcmp(o->backend, "cuda") || (!strcmp(o->backend, "auto") && likely_cuda(o))) {
+        char err[512] = "";
+        int r = graph_from_reads_cuda(o, run, g, err, sizeof err);
+        if (r == 0) {
+            run->graph_backend = "cuda";
+            return 0;
+        }
+        if (r != SG_ERR_DEVICE || !strcmp(o->backend, "cuda")) {
+            if (r == SG_ERR_DEVICE) sg_error("cuda backend: %s", err);
+            return r;
+        }
+        for (int i = 0; i < o->n_inputs; i++)
+            if (!strcmp(o->inputs[i], "-")) {
+                sg_error("cuda backend: %s; stdin cannot be read again on the cpu", err);
+                return r;
+            }
+        sg_warn("cuda backend unusable for the graph (%s); building it on the cpu", err);
+        memset(run->hist, 0, sizeof run->hist);
+    }
+#endif
+    count_ctx_t ctx = {0};
+    ctx.kmers = sg_kmers_new(o->k);
+    int r = count_reads(o, &ctx, run);
     if (r < 0) {
         sg_kmers_free(ctx.kmers);
         return r;
     }
-    t0 = sg_realtime();
+    double t0 = sg_realtime();
     run->distinct = sg_kmers_distinct(ctx.kmers);
     run->total = sg_kmers_total(ctx.kmers);
     sg_kmers_histogram(ctx.kmers, run->hist, HIST_BINS);
-    sg_coverage_estimate(run->hist, HIST_BINS, &run->cov);
-    run->threshold = o->min_count > 0 ? (uint32_t)o->min_count
-                                      : (uint32_t)fmax(2.0, ceil(o->min_copies * run->cov.coverage - 1e-9));
+    set_threshold(o, run);
     sg_kmers_filter(ctx.kmers, run->threshold);
     run->kept = sg_kmers_distinct(ctx.kmers);
     run->t.coverage = sg_realtime() - t0;
-    sg_info("%llu k-mers, %llu distinct; k-mer coverage %.1f (peak at %d, errors below %d); keeping k-mers seen >= %u "
-            "times%s: %llu",
-            (unsigned long long)run->total, (unsigned long long)run->distinct, run->cov.coverage, run->cov.peak,
-            run->cov.trough, run->threshold, o->min_count > 0 ? "" : " (--min-copies x coverage)",
-            (unsigned long long)run->kept);
+    report_threshold(o, run);
     t0 = sg_realtime();
     sg_kmers_unitigs(ctx.kmers, o->threads, g);
     run->t.compact = sg_realtime() - t0;
@@ -207,6 +331,8 @@ static int write_stats(const scc_opts_t *o, const scc_run_t *run, const sg_graph
     fprintf(fp, "],\n  \"source\": \"%s\",\n  \"backend\": \"%s\",\n  \"threads\": %d,\n", run->source, run->scc_backend,
             o->threads);
 #ifdef SG_HAVE_CUDA
+    if (run->graph_backend && !strcmp(run->graph_backend, "cuda"))
+        fprintf(fp, "  \"graph_backend\": \"cuda\",\n  \"graph_cuda\": {%s},\n", run->graph_cuda);
     if (!strcmp(run->scc_backend, "cuda")) {
         fprintf(fp, "  \"scc_cuda\": {\"kw\": %d, \"kv\": %d, \"kt\": %d, ", o->kw, o->kv, o->kt);
         sg_scc_cuda_stats_json(&run->cuda, fp);
@@ -232,10 +358,6 @@ static int write_stats(const scc_opts_t *o, const scc_run_t *run, const sg_graph
             run->t.count, run->t.coverage, run->t.compact, run->t.scc, run->t.report, wall, sg_cputime(), sg_peak_rss());
     return sg_outfile_close(&out);
 }
-
-/* Graphs this large go to the GPU under -b auto: below it the CUDA context's
- * start-up (~0.3 s) costs more than Tarjan's whole run. */
-#define SCC_CUDA_MIN_VERTICES (1u << 20)
 
 #ifdef SG_HAVE_CUDA
 static int scc_cuda(const scc_opts_t *o, const sg_graph_t *g, scc_run_t *run, uint32_t *comp, char *err, size_t errsz)
@@ -378,6 +500,9 @@ int main_scc(int argc, char **argv)
     }
     if (!o.edges && !o.n_inputs) return usage_error("%s", "no input given (reads, a GFA graph, or --edges FILE)");
 
+#ifdef SG_HAVE_CUDA
+    if (likely_cuda(&o)) sg_scc_cuda_warmup(o.device);
+#endif
     scc_run_t *run = sg_calloc(1, sizeof *run);
     sg_graph_t g = {0};
     sg_repeats_t rp = {0};
@@ -457,6 +582,9 @@ int main_scc(int argc, char **argv)
         sg_info("real %.3f s, cpu %.3f s, peak RSS %.1f MB", sg_realtime() - t_start, sg_cputime(),
                 sg_peak_rss() / 1048576.0);
 out:
+#ifdef SG_HAVE_CUDA
+    sg_scc_cuda_warmup_join();
+#endif
     for (int i = 0; i < 4; i++) free(paths[i]);
     free(comp);
     free(node_comp);
