@@ -468,7 +468,7 @@ static int state_init(run_t *r, bufs_t *b)
 }
 
 static int run_all(run_t *r, bufs_t *b, const sg_graph_t *g, const uint32_t *weight, const sg_scc_cuda_opts_t *o,
-                   uint32_t *label)
+                   uint32_t *out)
 {
     sg_scc_cuda_stats_t *st = r->stats;
     double t0 = sg_realtime();
@@ -486,15 +486,24 @@ static int run_all(run_t *r, bufs_t *b, const sg_graph_t *g, const uint32_t *wei
     const uint32_t n = g->n_vert;
     TRY(dev_alloc(r, &b->label, 4 * ((size_t)n + 1), "labels"));
     CK(sg_dscc_expand(n, b->chain, b->rank, b->fjump, b->bjump, b->comp_r, b->orig, b->label, r->s), "expanding chains");
-    CK(cudaStreamSynchronize(r->s), "expanding chains");
+    /* number the components by their first vertex (the chain arrays are free for it by now) */
+    uint32_t *first = b->pred, *comp = b->indeg;
+    CK(sg_dscc_first_init(n, first, r->s), "numbering");
+    CK(sg_dscc_first(n, b->label, first, r->s), "numbering");
+    CK(sg_dscc_first_flags(n, b->label, first, b->scratch, r->s), "numbering");
+    TRY(scan(r, b->scratch, b->fjump, (size_t)n + 1));
+    CK(sg_dscc_number(n, b->label, first, b->fjump, comp, r->s), "numbering");
+    uint64_t n_comp;
+    TRY(read_u64(r, b->fjump + n, &n_comp));
+    st->components = (uint32_t)n_comp;
     st->expand = sg_realtime() - t0;
     t0 = sg_realtime();
-    CK(cudaMemcpy(label, b->label, 4 * (size_t)n, cudaMemcpyDeviceToHost), "copying the components");
+    CK(cudaMemcpy(out, comp, 4 * (size_t)n, cudaMemcpyDeviceToHost), "copying the components");
     st->download = sg_realtime() - t0;
     return 0;
 }
 
-int sg_scc_cuda(const sg_graph_t *g, const uint32_t *weight, const sg_scc_cuda_opts_t *o, uint32_t *label,
+int sg_scc_cuda(const sg_graph_t *g, const uint32_t *weight, const sg_scc_cuda_opts_t *o, uint32_t *comp,
                 sg_scc_cuda_stats_t *st, char *err, size_t errsz)
 {
     memset(st, 0, sizeof *st);
@@ -506,7 +515,7 @@ int sg_scc_cuda(const sg_graph_t *g, const uint32_t *weight, const sg_scc_cuda_o
         return SG_ERR_DEVICE;
     }
     double t0 = sg_realtime();
-    int rc = run_all(&r, &b, g, weight, o, label);
+    int rc = run_all(&r, &b, g, weight, o, comp);
     free_bufs(&b, &r);
     if (r.s) cudaStreamDestroy(r.s);
     st->total = sg_realtime() - t0;

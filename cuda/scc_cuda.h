@@ -25,6 +25,7 @@ typedef struct {
     char device[256];
     double init, upload, contract, reverse, trim, fwbw, color, expand, download, total; /* seconds */
     uint64_t chain_vertices, vertices, edges; /* vertices in chains; the contracted graph */
+    uint32_t components;
     uint32_t jump_rounds, rounds, colorings, color_sweeps, bfs_levels, trim_steps;
     uint64_t trimmed2; /* vertices in 2-SCCs found by the second trim */
     size_t device_bytes; /* the estimate checked against free memory */
@@ -33,7 +34,8 @@ typedef struct {
 /**
  * SCCs of g (either kind) on the device.
  * @param weight  tie-break of the first pivot for each vertex (k-mer count), or NULL
- * @param label   out: for each vertex, a vertex of its component (the same for all of it)
+ * @param comp    out: each vertex's component, numbered 0.. in the order of
+ *                their first vertex (as sg_scc_renumber; st->components of them)
  * @return 0, or SG_ERR_DEVICE with the reason in err (no device or driver, too
  *         little device memory, a failed launch)
  */

@@ -485,6 +485,33 @@ __global__ void k_color_roots(const sg_dgraph_t g, const sg_dstate_t st)
     }
 }
 
+// ---- numbering ------------------------------------------------------------------
+
+__global__ void k_first_init(uint32_t n, uint32_t *first)
+{
+    FOR_EACH(x, (uint64_t)n + 1) first[x] = n;
+}
+
+__global__ void k_first(uint32_t n, const uint32_t *label, uint32_t *first)
+{
+    FOR_EACH(v, n)
+    {
+        uint32_t *f = &first[label[v]];
+        if (v < *f) atomicMin(f, (uint32_t)v);
+    }
+}
+
+__global__ void k_first_flags(uint32_t n, const uint32_t *label, const uint32_t *first, unsigned long long *flag)
+{
+    FOR_EACH(v, (uint64_t)n + 1) flag[v] = v < n && first[label[v]] == v;
+}
+
+__global__ void k_number(uint32_t n, const uint32_t *label, const uint32_t *first, const unsigned long long *rank,
+                         uint32_t *comp)
+{
+    FOR_EACH(v, n) comp[v] = (uint32_t)rank[first[label[v]]];
+}
+
 } // namespace
 
 extern "C" {
@@ -647,6 +674,28 @@ cudaError_t sg_dscc_color_step(const sg_dgraph_t *g, const sg_dstate_t *st, int 
 cudaError_t sg_dscc_color_roots(const sg_dgraph_t *g, const sg_dstate_t *st, cudaStream_t s)
 {
     LAUNCH(k_color_roots, g->n, s, *g, *st);
+}
+
+cudaError_t sg_dscc_first_init(uint32_t n, uint32_t *first, cudaStream_t s)
+{
+    LAUNCH(k_first_init, (uint64_t)n + 1, s, n, first);
+}
+
+cudaError_t sg_dscc_first(uint32_t n, const uint32_t *label, uint32_t *first, cudaStream_t s)
+{
+    LAUNCH(k_first, n, s, n, label, first);
+}
+
+cudaError_t sg_dscc_first_flags(uint32_t n, const uint32_t *label, const uint32_t *first, unsigned long long *flag,
+                                cudaStream_t s)
+{
+    LAUNCH(k_first_flags, (uint64_t)n + 1, s, n, label, first, flag);
+}
+
+cudaError_t sg_dscc_number(uint32_t n, const uint32_t *label, const uint32_t *first, const unsigned long long *rank,
+                           uint32_t *comp, cudaStream_t s)
+{
+    LAUNCH(k_number, n, s, n, label, first, rank, comp);
 }
 
 } // extern "C"

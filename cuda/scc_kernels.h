@@ -132,6 +132,19 @@ cudaError_t sg_dscc_color_step(const sg_dgraph_t *g, const sg_dstate_t *st, int 
 /** part = color; each root (color == id) becomes a pivot for a forward search (queue[0]). */
 cudaError_t sg_dscc_color_roots(const sg_dgraph_t *g, const sg_dstate_t *st, cudaStream_t s);
 
+/* --- numbering: components 0.. in the order of their first vertex, as sg_scc_renumber --- */
+
+/** first[x] = n for all x (n + 1 entries). */
+cudaError_t sg_dscc_first_init(uint32_t n, uint32_t *first, cudaStream_t s);
+/** first[label[v]] = the smallest v of each label. */
+cudaError_t sg_dscc_first(uint32_t n, const uint32_t *label, uint32_t *first, cudaStream_t s);
+/** flag[v] = 1 where v is the first vertex of its label (n + 1 entries, the last 0), for a scan. */
+cudaError_t sg_dscc_first_flags(uint32_t n, const uint32_t *label, const uint32_t *first, unsigned long long *flag,
+                                cudaStream_t s);
+/** comp[v] = rank[first[label[v]]]. */
+cudaError_t sg_dscc_number(uint32_t n, const uint32_t *label, const uint32_t *first, const unsigned long long *rank,
+                           uint32_t *comp, cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -404,8 +404,14 @@ static int find_sccs(const scc_opts_t *o, const sg_graph_t *g, scc_run_t *run, u
             sg_warn("cuda backend unusable (%s); finding SCCs on the cpu", err);
         }
     }
-    if (strcmp(run->scc_backend, "cuda")) sg_scc_tarjan(g, comp);
-    run->n_comp = sg_scc_renumber(g->n_vert, comp);
+    if (strcmp(run->scc_backend, "cuda")) {
+        sg_scc_tarjan(g, comp);
+        run->n_comp = sg_scc_renumber(g->n_vert, comp);
+    }
+#ifdef SG_HAVE_CUDA
+    else
+        run->n_comp = run->cuda.components;
+#endif
     return 0;
 }
 

