@@ -46,8 +46,8 @@ static void usage(FILE *fp)
 "      --write-graph F  also write the whole compacted graph as GFA\n"
 "  -p, --prefix STR     output prefix                          [seqgpu_scc]\n"
 "  -t, --threads INT    total threads                          [all online CPUs]\n"
-"  -b, --backend STR    auto | cpu | cuda: where the SCCs are found  [auto: cuda for\n"
-"                       graphs of 1M+ vertices when a device is usable, else cpu]\n"
+"  -b, --backend STR    auto | cpu | cuda, for graph building and SCCs [auto: cuda\n"
+"                       for inputs of 1M+ graph vertices when a device is usable]\n"
 "      --device INT     CUDA device index                      [0]\n"
 "      --kw INT         cuda: threads per virtual warp (1, 2, 4, 8, 16, 32) [4]\n"
 "      --kv INT         cuda: vertices per virtual warp        [2]\n"
@@ -213,8 +213,8 @@ static int graph_from_reads_cuda(const scc_opts_t *o, scc_run_t *run, sg_graph_t
             r = sg_cuda_kmers_unitigs(ctx.gpu, g);
             run->t.compact = sg_realtime() - t0;
         }
-        if (r < 0) snprintf(err, errsz, "k-mer counting or compaction on the device failed (above)");
     }
+    if (r < 0 && !*err) snprintf(err, errsz, "k-mer counting or compaction on the device failed (above)");
     if (r == 0) {
         FILE *fp = fmemopen(run->graph_cuda, sizeof run->graph_cuda - 1, "w");
         if (fp) {
