@@ -12,6 +12,7 @@
  * thread of its own while the pipeline starts; the first scan waits for it. */
 #define _GNU_SOURCE
 #include "cuda_backend.h"
+#include "cuda_util.h"
 #include "find_kernels.h"
 
 #include <pthread.h>
@@ -455,23 +456,9 @@ static int check_devices(cuda_t *st, const sg_backend_opts_t *o, char *err, size
     }
     const char *fault = getenv("SEQGPU_CUDA_FAULT");
     st->fault_at = fault ? atol(fault) : 0;
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e == cudaErrorInsufficientDriver) {
-        snprintf(err, errsz, "no CUDA driver (libcuda.so.1), or one older than this build's CUDA %d.%d runtime",
-                 CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
-        return SG_ERR_DEVICE;
-    }
-    if (e != cudaSuccess) return cuda_fail(err, errsz, "no CUDA device", e);
-    if (count == 0) {
-        snprintf(err, errsz, "no CUDA device");
-        return SG_ERR_DEVICE;
-    }
+    int count;
     for (int i = 0; i < st->n_ids; i++)
-        if (st->ids[i] >= count) {
-            snprintf(err, errsz, "no CUDA device %d (this machine has %d)", st->ids[i], count);
-            return SG_ERR_DEVICE;
-        }
+        if (sg_cuda_check_device(st->ids[i], &count, err, errsz) < 0) return SG_ERR_DEVICE;
     return 0;
 }
 

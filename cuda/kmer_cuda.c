@@ -4,6 +4,7 @@
  * broken with its reason in err. */
 #define _GNU_SOURCE
 #include "kmer_cuda.h"
+#include "cuda_util.h"
 #include "kmer_kernels.h"
 
 #include <pthread.h>
@@ -625,21 +626,8 @@ uint64_t sg_cuda_kmers_estimate(int k, uint64_t input_bytes)
 int sg_cuda_kmers_new(int k, int device, sg_cuda_kmers_t **out, char *err, size_t errsz)
 {
     *out = NULL;
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e == cudaErrorInsufficientDriver) {
-        snprintf(err, errsz, "no CUDA driver (libcuda.so.1), or one older than this build's CUDA %d.%d runtime",
-                 CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
-        return SG_ERR_DEVICE;
-    }
-    if (e != cudaSuccess || count == 0) {
-        snprintf(err, errsz, "no CUDA device%s%s", e != cudaSuccess ? ": " : "", e != cudaSuccess ? cudaGetErrorString(e) : "");
-        return SG_ERR_DEVICE;
-    }
-    if (device < 0 || device >= count) {
-        snprintf(err, errsz, "no CUDA device %d (this machine has %d)", device, count);
-        return SG_ERR_DEVICE;
-    }
+    int count;
+    if (sg_cuda_check_device(device < 0 ? 0 : device, &count, err, errsz) < 0) return SG_ERR_DEVICE;
     size_t batch = 0;
     const char *env = getenv("SEQGPU_CUDA_KMER_BATCH");
     if (env && (sg_parse_size(env, &batch) < 0 || batch < 2 * (size_t)k || batch >= ((size_t)1 << 31))) {
@@ -656,6 +644,7 @@ int sg_cuda_kmers_new(int k, int device, sg_cuda_kmers_t **out, char *err, size_
     pthread_mutex_init(&t->dev_mu, NULL);
     pthread_cond_init(&t->cv, NULL);
     int r = 0;
+    cudaError_t e;
     struct cudaDeviceProp p;
     size_t free_b = 0, total_b = 0;
 #define TRY(call, what)                                          \

@@ -20,6 +20,7 @@
  * a cycle and one SCC. The pipeline then runs on the contracted graph. */
 #define _GNU_SOURCE
 #include "scc_cuda.h"
+#include "cuda_util.h"
 #include "scc_kernels.h"
 
 #include <pthread.h>
@@ -303,18 +304,8 @@ static int pick_device(const sg_scc_cuda_opts_t *o, run_t *r, sg_scc_cuda_stats_
         snprintf(r->err, r->errsz, "invalid --device '%s' for scc (one device index)", o->device);
         return SG_ERR_INPUT;
     }
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e == cudaErrorInsufficientDriver) {
-        snprintf(r->err, r->errsz, "no CUDA driver (libcuda.so.1), or one older than this build's CUDA %d.%d runtime",
-                 CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
-        return SG_ERR_DEVICE;
-    }
-    CK(e, "no CUDA device");
-    if (count == 0 || id >= count) {
-        snprintf(r->err, r->errsz, count ? "no CUDA device %ld (this machine has %d)" : "no CUDA device", id, count);
-        return SG_ERR_DEVICE;
-    }
+    int count;
+    TRY(sg_cuda_check_device((int)id, &count, r->err, r->errsz));
     CK(cudaSetDevice((int)id), "cudaSetDevice");
     CK(cudaFree(NULL), "creating the CUDA context");
     struct cudaDeviceProp prop;
