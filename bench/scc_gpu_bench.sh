@@ -13,14 +13,25 @@
 # times and peak RSS are printed too. Then a kw x kv sweep on the cuda side.
 #
 # Environment: GENOME (6M), NODES (10000000), THREADS (nproc), BENCH_DIR (bench/data),
-# SWEEP ("1x1 4x2 32x1 4x8 8x4": kw x kv pairs)
+# GRAPHS ("dbg compacted powerlaw"), SWEEP ("1x1 4x2 2x1 32x1 8x4": kw x kv pairs),
+# KT_SWEEP ("0 1 4": kt values tried on the power-law graph)
 set -eu
 cd "$(dirname "$0")/.."
 GENOME=${GENOME:-6M}
 NODES=${NODES:-10000000}
 THREADS=${THREADS:-$(nproc)}
 BENCH_DIR=${BENCH_DIR:-bench/data}
-SWEEP=${SWEEP:-1x1 4x2 32x1 4x8 8x4}
+SWEEP=${SWEEP-1x1 4x2 2x1 32x1 8x4}
+KT_SWEEP=${KT_SWEEP-0 1 4}
+GRAPHS=${GRAPHS:-dbg compacted powerlaw}
+names=""
+for g in $GRAPHS; do
+    case $g in
+    dbg | compacted) names="$names ${g}_$GENOME" ;;
+    powerlaw) names="$names powerlaw_$NODES" ;;
+    *) echo "scc_gpu_bench: unknown graph '$g'" >&2; exit 1 ;;
+    esac
+done
 SEQGPU=${SEQGPU:-bin/seqgpu}
 PY=python3
 mkdir -p "$BENCH_DIR"
@@ -30,7 +41,8 @@ BENCH_DIR=$d REPEATS=1
 
 [ -s "$d/sccg_genome_$GENOME.fa" ] || build/bench/gen_genome "$GENOME" 7 > "$d/sccg_genome_$GENOME.fa"
 [ -s "$d/sccg_dbg_$GENOME.txt" ] || build/bench/gen_graph dbg "$d/sccg_genome_$GENOME.fa" 31 > "$d/sccg_dbg_$GENOME.txt"
-[ -s "$d/sccg_powerlaw_$NODES.txt" ] || build/bench/gen_graph powerlaw "$NODES" 1 > "$d/sccg_powerlaw_$NODES.txt"
+case " $GRAPHS " in *" powerlaw "*) ;; *) NODES=0 ;; esac
+[ "$NODES" = 0 ] || [ -s "$d/sccg_powerlaw_$NODES.txt" ] || build/bench/gen_graph powerlaw "$NODES" 1 > "$d/sccg_powerlaw_$NODES.txt"
 if [ ! -s "$d/sccg_compacted_$GENOME.txt" ]; then
     "$SEQGPU" scc -q -b cpu -c 1 -t "$THREADS" --write-graph "$d/sccg_compacted_$GENOME.gfa" -p "$d/sccg_tmp" "$d/sccg_genome_$GENOME.fa"
     awk -F'\t' 'function flip(x) {return x % 2 ? x - 1 : x + 1}
@@ -42,7 +54,7 @@ echo "# SCC: $(uname -n), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>
 echo
 printf '| graph | vertices | edges | tool | SCC time (s) | end to end (s) | peak RSS (MB) | components | vs |\n|---|---|---|---|---|---|---|---|---|\n'
 scc_json() { $PY -c "import json,sys; s=json.load(open(sys.argv[1])); print('%.4f %d %d %d' % (s['stage_seconds']['scc'], s['nodes'], s['edges'], s['components']))" "$1"; }
-for g in dbg_$GENOME compacted_$GENOME powerlaw_$NODES; do
+for g in $names; do
     f=$d/sccg_$g.txt
     set -- $(run sccg_cpu_$g "$SEQGPU" scc -q -b cpu -t "$THREADS" --edges "$f" --stats "$d/sccg_cpu_$g.json" -p "$d/sccg_cpu_$g")
     cpu_e=$1 cpu_m=$2
@@ -70,12 +82,13 @@ PY
         "$(ratio "$cpu_t" "$cu_t")" "$(ratio "${py% *}" "$cu_t")"
 done
 echo
-for g in dbg_$GENOME compacted_$GENOME powerlaw_$NODES; do
+for g in $names; do
     echo "cuda stages, $g: $($PY -c "import json,sys; c=json.load(open(sys.argv[1]))['scc_cuda']; print(', '.join('%s %.4f' % kv for kv in c['seconds'].items()), '| chain vertices %d, contracted %d vertices %d edges, %d jump rounds, %d rounds, %d colorings (%d sweeps), %d search levels, %d trim steps, 2-SCC vertices %d' % (c['chain_vertices'], c['contracted_vertices'], c['contracted_edges'], c['jump_rounds'], c['rounds'], c['colorings'], c['color_sweeps'], c['bfs_levels'], c['trim_steps'], c['trimmed_2scc']))" "$d/sccg_cuda_$g.json")"
 done
 echo
 echo "kw x kv sweep (cuda SCC seconds; kt 2):"
-for g in dbg_$GENOME powerlaw_$NODES; do
+for g in $names; do
+    [ -n "$SWEEP" ] || break
     line="$g:"
     for s in $SWEEP; do
         kw=${s%x*} kv=${s#*x}
@@ -84,7 +97,8 @@ for g in dbg_$GENOME powerlaw_$NODES; do
     done
     echo "$line"
 done
-for kt in 0 1 4; do
+[ "$NODES" = 0 ] && KT_SWEEP=""
+for kt in $KT_SWEEP; do
     "$SEQGPU" scc -q -b cuda --kt $kt --edges "$d/sccg_powerlaw_$NODES.txt" --stats "$d/sccg_sweep.json" -p "$d/sccg_sweep"
     echo "powerlaw_$NODES kt $kt: $($PY -c "import json,sys; print('%.4f' % json.load(open(sys.argv[1]))['stage_seconds']['scc'])" "$d/sccg_sweep.json") s"
 done

@@ -15,6 +15,7 @@ typedef struct {
     int kw;             /* threads per virtual warp (1, 2, 4, 8, 16 or 32) */
     int kv;             /* queued vertices per virtual warp (1 or more) */
     int kt;             /* second trim and coloring partition every kt rounds (0: never) */
+    int threads;        /* host threads for preparing the copy (0: one) */
 } sg_scc_cuda_opts_t;
 
 #define SG_SCC_KW_DEFAULT 4
@@ -29,6 +30,7 @@ typedef struct {
     uint32_t jump_rounds, rounds, colorings, color_sweeps, bfs_levels, trim_steps;
     uint64_t trimmed2; /* vertices in 2-SCCs found by the second trim */
     size_t device_bytes; /* the estimate checked against free memory */
+    int degree_bytes;    /* the graph went to the device as byte degrees (1) or offsets (8) */
 } sg_scc_cuda_stats_t;
 
 /**

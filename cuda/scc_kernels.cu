@@ -173,9 +173,9 @@ __global__ void k_reverse(const unsigned long long *off, const uint32_t *adj, ui
     for (unsigned long long j = off[v]; j < off[v + 1]; j++) radj[atomicAdd(&cursor[adj[j]], 1ull)] = (uint32_t)v;
 }
 
-__global__ void k_widen(const uint32_t *deg, uint32_t n, unsigned long long *deg64)
+template <typename T> __global__ void k_widen(const T *deg, uint32_t n, unsigned long long *deg64)
 {
-    FOR_EACH(v, n + 1) deg64[v] = v < n ? deg[v] : 0;
+    FOR_EACH(v, (uint64_t)n + 1) deg64[v] = v < n ? deg[v] : 0;
 }
 
 // ---- trim ------------------------------------------------------------------
@@ -580,7 +580,12 @@ cudaError_t sg_dscc_reverse(const unsigned long long *off, const uint32_t *adj, 
 
 cudaError_t sg_dscc_widen(const uint32_t *deg, uint32_t n, unsigned long long *deg64, cudaStream_t s)
 {
-    LAUNCH(k_widen, (uint64_t)n + 1, s, deg, n, deg64);
+    LAUNCH(k_widen<uint32_t>, (uint64_t)n + 1, s, deg, n, deg64);
+}
+
+cudaError_t sg_dscc_widen8(const uint8_t *deg, uint32_t n, unsigned long long *deg64, cudaStream_t s)
+{
+    LAUNCH(k_widen<uint8_t>, (uint64_t)n + 1, s, deg, n, deg64);
 }
 
 cudaError_t sg_dscc_scan(void *tmp, size_t *tmp_bytes, const unsigned long long *in, unsigned long long *out, size_t n,

@@ -82,6 +82,8 @@ cudaError_t sg_dscc_expand(uint32_t n, const uint8_t *chain, const unsigned long
 /** Scatter the reverse edges; cursor starts as a copy of roff. */
 cudaError_t sg_dscc_reverse(const unsigned long long *off, const uint32_t *adj, uint32_t n, unsigned long long *cursor,
                             uint32_t *radj, cudaStream_t s);
+/** deg[v] (bytes) as 64-bit for a scan (n + 1 entries, the last 0). */
+cudaError_t sg_dscc_widen8(const uint8_t *deg, uint32_t n, unsigned long long *deg64, cudaStream_t s);
 /** deg[v] as 64-bit for a scan (n + 1 entries, the last 0). */
 cudaError_t sg_dscc_widen(const uint32_t *deg, uint32_t n, unsigned long long *deg64, cudaStream_t s);
 /** Exclusive prefix sum of n 64-bit values (CUB); tmp may be NULL to ask *tmp_bytes. */

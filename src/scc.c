@@ -370,7 +370,7 @@ static int scc_cuda(const scc_opts_t *o, const sg_graph_t *g, scc_run_t *run, ui
             weight[2 * i] = weight[2 * i + 1] = m > 4e9 ? 4000000000u : (uint32_t)m;
         }
     }
-    const sg_scc_cuda_opts_t co = {.device = o->device, .kw = o->kw, .kv = o->kv, .kt = o->kt};
+    const sg_scc_cuda_opts_t co = {.device = o->device, .kw = o->kw, .kv = o->kv, .kt = o->kt, .threads = o->threads};
     int r = sg_scc_cuda(g, weight, &co, comp, &run->cuda, err, errsz);
     free(weight);
     return r;
