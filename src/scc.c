@@ -113,6 +113,7 @@ typedef struct {
     uint32_t n_comp, n_nontrivial;
     const char *scc_backend;   /* where the SCCs were found */
     const char *graph_backend; /* where the reads' graph was built */
+    int cuda_failed;           /* the device failed under auto: do not try it again */
 #ifdef SG_HAVE_CUDA
     char graph_cuda[1024];     /* its device figures, as JSON members */
 #endif
@@ -251,6 +252,7 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
                 return r;
             }
         sg_warn("cuda backend unusable for the graph (%s); building it on the cpu", err);
+        run->cuda_failed = 1; /* one warning is enough: the SCCs go to the cpu too */
         memset(run->hist, 0, sizeof run->hist);
     }
 #endif
@@ -382,7 +384,8 @@ static int scc_cuda(const scc_opts_t *o, const sg_graph_t *g, scc_run_t *run, ui
 static int find_sccs(const scc_opts_t *o, const sg_graph_t *g, scc_run_t *run, uint32_t *comp)
 {
     run->scc_backend = "cpu";
-    int want_cuda = !strcmp(o->backend, "cuda") || (!strcmp(o->backend, "auto") && g->n_vert >= SCC_CUDA_MIN_VERTICES);
+    int want_cuda = !strcmp(o->backend, "cuda") ||
+                    (!strcmp(o->backend, "auto") && g->n_vert >= SCC_CUDA_MIN_VERTICES && !run->cuda_failed);
     if (want_cuda) {
         char err[512] = "this seqgpu was built without CUDA";
         int r = SG_ERR_DEVICE;
