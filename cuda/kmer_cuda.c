@@ -43,7 +43,8 @@ struct sg_cuda_kmers {
     batch_t buf[2];
     int cur;
     size_t batch;
-    int broken, reported;
+    int broken, reported; /* under mu: a batch failed, and it was reported */
+    int dev_broken;       /* under dev_mu: the same, seen before the device is taken again */
     char err[512];
 
     /* per batch, on the device */
@@ -197,6 +198,7 @@ static int merge_runs(sg_cuda_kmers_t *t, uint64_t runs)
         dev_free(t, t->tab_c, t->cap_tab * 4);
         t->tab_k = t->tab_c = NULL;
         t->cap_tab = 0;
+        t->n_tab = 0; /* until the sums below refill it */
         if ((r = dev_alloc(t, &t->tab_k, grow * t->kb, "the k-mer table")) < 0) return r;
         if ((r = dev_alloc(t, (void **)&t->tab_c, grow * 4, "the k-mer table")) < 0) return r;
         t->cap_tab = grow;
@@ -264,7 +266,8 @@ static int flush(sg_cuda_kmers_t *t)
     t->cur ^= 1;
     pthread_mutex_unlock(&t->mu);
     pthread_mutex_lock(&t->dev_mu);
-    int r = t->broken ? SG_ERR_DEVICE : run_batch(t, b);
+    int r = t->dev_broken ? SG_ERR_DEVICE : run_batch(t, b);
+    if (r < 0) t->dev_broken = 1; /* before another thread takes the device: the table may be half freed */
     pthread_mutex_unlock(&t->dev_mu);
     pthread_mutex_lock(&t->mu);
     b->n = 0;
@@ -536,8 +539,8 @@ static int compact(sg_cuda_kmers_t *t, bufs_t *b, sg_graph_t *g)
     t0 = sg_realtime();
     g->seq = sg_malloc(seq_len + 1);
     g->count_sum = sg_malloc((nu + 1) * sizeof *g->count_sum);
-    uint64_t *sums = sg_malloc((nu + 1) * sizeof *sums);
     CK(cudaMemcpy(g->seq, b->p[B_SEQ], seq_len, cudaMemcpyDeviceToHost), "copying unitig sequences");
+    uint64_t *sums = sg_malloc((nu + 1) * sizeof *sums);
     cudaError_t ce = cudaMemcpy(sums, b->p[B_SUMS], nu * sizeof *sums, cudaMemcpyDeviceToHost);
     for (uint64_t u = 0; u < nu && ce == cudaSuccess; u++) g->count_sum[u] = (double)sums[u];
     free(sums);

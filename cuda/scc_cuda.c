@@ -63,8 +63,8 @@ uint64_t sg_scc_cuda_estimate(uint64_t n, uint64_t m)
     /* input CSR 8n + 4m; contraction: indeg, chain, pred, two jump words,
      * rank, labels (41n); contracted CSR both ways plus a cursor (32n + 8m,
      * at most m edges); state: comp, part, state, in, out, color, weight,
-     * orig, four queues, two heavy lists (56n) and 3 pivot slots (24n); scan space */
-    return 8 * (n + 1) + 4 * m + 41 * n + 32 * (n + 1) + 8 * m + 80 * n + (16u << 20);
+     * orig, four queues, the heavy lists (60n) and 3 pivot slots (24n); scan space */
+    return 8 * (n + 1) + 4 * m + 41 * n + 32 * (n + 1) + 8 * m + 84 * n + (16u << 20);
 }
 
 static int dev_alloc(run_t *r, void *p, size_t bytes, const char *what)
@@ -499,7 +499,9 @@ static int reverse(run_t *r, bufs_t *b)
 static int state_init(run_t *r, bufs_t *b)
 {
     const size_t n = (size_t)r->g.n + 1;
-    const size_t words = 12 * n + 2 * 3 * n; /* comp part state in out color, 4 queues, 2 heavy lists; 3n 64-bit slots */
+    /* comp part state in out color, 4 queues, the heavy lists (a level of the
+     * search may meet a vertex both ways: 2n) and heavy_out; 3n 64-bit slots */
+    const size_t words = 13 * n + 2 * 3 * n;
     TRY(dev_alloc(r, &b->state_block, 4 * words, "the vertex state"));
     uint32_t *p = b->state_block;
     sg_dstate_t *st = &r->st;
@@ -512,7 +514,7 @@ static int state_init(run_t *r, bufs_t *b)
     st->out = p, p += n;
     st->color = p, p += n;
     for (int i = 0; i < 4; i++) st->queue[i] = p, p += n;
-    st->heavy = p, p += n;
+    st->heavy = p, p += 2 * n;
     uint32_t *heavy_out = p;
     st->heavy_out = heavy_out;
     st->weight = b->weight_r;

@@ -214,6 +214,23 @@ static void test_oriented(void)
     free(l.e);
 }
 
+/* Dense blocks: most vertices have over 1024 edges both ways, so one search
+ * level meets more heavy vertices than there are vertices. */
+static void test_dense_blocks(void)
+{
+    edges_t l = {0};
+    const uint32_t b = 1100, n = 3 * b;
+    for (uint32_t blk = 0; blk < 3; blk++)
+        for (uint32_t i = 0; i < b; i++)
+            for (uint32_t j = 0; j < b; j++)
+                if (i != j) add(&l, blk * b + i, blk * b + j);
+    for (uint32_t i = 0; i < b; i++)
+        for (uint32_t j = 0; j < b; j++) add(&l, i, b + j); /* A -> B: three SCCs */
+    add(&l, 2 * b, 0);                                      /* C -> A */
+    same_partition("three dense blocks", n, &l);
+    free(l.e);
+}
+
 static void test_memory_error(void)
 {
     edges_t l = {0};
@@ -247,6 +264,7 @@ int main(void)
     RUN(test_oriented);
     RUN(test_chains_and_cycles);
     RUN(test_large_shapes);
+    RUN(test_dense_blocks);
     RUN(test_memory_error);
 #else
     (void)unit_failed_checks; /* no CHECK in this build */
