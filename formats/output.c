@@ -37,20 +37,6 @@ void sg_chunk_text_free(sg_chunk_text_t *o)
     memset(o, 0, sizeof *o);
 }
 
-static char complement(char c)
-{
-    switch (c) {
-    case 'A': return 'T';
-    case 'C': return 'G';
-    case 'G': return 'C';
-    case 'T': return 'A';
-    case 'a': return 't';
-    case 'c': return 'g';
-    case 'g': return 'c';
-    case 't': return 'a';
-    default: return c;
-    }
-}
 
 /* Room for n more bytes, so that the kput calls after it cannot fail. */
 static void reserve(kstring_t *s, size_t n)
@@ -129,7 +115,7 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
                 kputc('\t', s);
                 const char *t = c->seq + pos;
                 if (p->strand == '-')
-                    for (int j = p->len - 1; j >= 0; j--) s->s[s->l++] = complement(t[j]);
+                    for (int j = p->len - 1; j >= 0; j--) s->s[s->l++] = sg_base_complement(t[j]);
                 else
                     for (int j = 0; j < p->len; j++) s->s[s->l++] = t[j];
             }

@@ -1,5 +1,6 @@
 #include "kmer.h"
 #include "log.h"
+#include "motif.h"
 
 #include <pthread.h>
 #include <stdlib.h>

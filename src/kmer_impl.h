@@ -336,7 +336,6 @@ static int FN(cmp_ukey)(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static inline char FN(comp_base)(char c) { return c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A'; }
 
 /* The k-mer spelt by k bases of A/C/G/T. */
 static inline KT FN(parse)(const char *s, int k)
@@ -484,7 +483,7 @@ static void FN(unitigs)(sg_kmers_t *t, int n_threads, sg_graph_t *g)
         const char *s = seq + wu->off;
         char *o = out + seq_off[i];
         if (wu->flip) {
-            for (uint64_t j = 0; j < len; j++) flipped[j] = FN(comp_base)(s[len - 1 - j]);
+            for (uint64_t j = 0; j < len; j++) flipped[j] = sg_base_complement(s[len - 1 - j]);
             s = flipped;
         }
         /* a cycle's sequence repeats its first k - 1 bases at the end:

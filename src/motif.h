@@ -45,6 +45,22 @@ typedef struct {
 /** Base set of an IUPAC letter (either case), 0 if it is not one of ACGTRYSWKMBDHVN. */
 uint8_t sg_iupac_mask(int c);
 
+/** Complement of a base letter: A<->T, C<->G in either case; any other byte as it is. */
+static inline char sg_base_complement(char c)
+{
+    switch (c) {
+    case 'A': return 'T';
+    case 'C': return 'G';
+    case 'G': return 'C';
+    case 'T': return 'A';
+    case 'a': return 't';
+    case 'c': return 'g';
+    case 'g': return 'c';
+    case 't': return 'a';
+    default: return c;
+    }
+}
+
 /** Complement of a base set (A<->T, C<->G). */
 static inline uint8_t sg_mask_complement(uint8_t m)
 {

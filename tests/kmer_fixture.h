@@ -11,6 +11,7 @@
 
 #include "../src/chunk.h"
 #include "../src/graph.h"
+#include "../src/motif.h"
 #include "unit.h"
 
 typedef struct {
@@ -46,20 +47,6 @@ static void chunks_cut(chunks_t *cs, const char *s, size_t n, size_t piece, int 
     }
 }
 
-static char comp_base(char c)
-{
-    switch (c) {
-    case 'A': return 'T';
-    case 'C': return 'G';
-    case 'G': return 'C';
-    case 'T': return 'A';
-    case 'a': return 't';
-    case 'c': return 'g';
-    case 'g': return 'c';
-    case 't': return 'a';
-    default: return c;
-    }
-}
 
 /* A random genome of n bases with tandem arrays (units of 1 to 60 bases,
  * 3 to 30 copies, some copies mutated) planted in it. */
@@ -92,7 +79,7 @@ static void random_reads(chunks_t *cs, const char *g, size_t n, int n_reads, siz
         size_t from = (size_t)unit_below((int)(n - len + 1));
         int rev = unit_below(2), lower = unit_below(8) == 0;
         for (size_t i = 0; i < len; i++) {
-            char b = rev ? comp_base(g[from + len - 1 - i]) : g[from + i];
+            char b = rev ? sg_base_complement(g[from + len - 1 - i]) : g[from + i];
             int x = unit_below(1000);
             if (x < 10) b = "ACGT"[unit_below(4)];
             else if (x < 12) b = 'N';

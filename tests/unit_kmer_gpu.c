@@ -160,7 +160,7 @@ static void test_cycles_and_hairpins(void)
                 memcpy(s + n, s, k - 1); /* a circle */
                 chunks_cut(&cs, s, n + k - 1, 7 + unit_below(50), k);
             } else {
-                for (size_t i = 0; i < n; i++) s[n + i] = comp_base(s[n - 1 - i]); /* a hairpin */
+                for (size_t i = 0; i < n; i++) s[n + i] = sg_base_complement(s[n - 1 - i]); /* a hairpin */
                 chunks_cut(&cs, s, 2 * n, 7 + unit_below(50), k);
             }
         }
@@ -191,7 +191,7 @@ static void test_brute_force(void)
             for (int j = 0; j < k; j++) {
                 f[j] = (char)(s[i + j] & ~0x20);
                 ok &= f[j] != 'N';
-                r[k - 1 - j] = comp_base(f[j]);
+                r[k - 1 - j] = sg_base_complement(f[j]);
             }
             if (!ok) continue;
             memcpy(all[m++], memcmp(f, r, k) < 0 ? f : r, k);

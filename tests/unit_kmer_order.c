@@ -49,7 +49,7 @@ static void shuffle(chunks_t *cs)
 
 static void rc_str(const char *s, size_t n, char *out)
 {
-    for (size_t i = 0; i < n; i++) out[i] = comp_base(s[n - 1 - i]);
+    for (size_t i = 0; i < n; i++) out[i] = sg_base_complement(s[n - 1 - i]);
 }
 
 /* Linear unitigs read from the end with the smaller first k-mer; unitigs in
