@@ -91,7 +91,7 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libseqgpu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libseqgpu.a $(SG_LIBS)
 
-$(BUILD)/bench/%: bench/%.c
+$(BUILD)/bench/%: bench/%.c bench/rng.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< -lm
 

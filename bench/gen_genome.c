@@ -12,17 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static inline uint64_t rnd(void)
-{
-    uint64_t x = rng_state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    rng_state = x;
-    return x * 2685821657736338717ull;
-}
-static inline uint64_t below(uint64_t n) { return rnd() % n; }
+#include "rng.h"
 
 static const char ACGT[4] = {'A', 'C', 'G', 'T'};
 

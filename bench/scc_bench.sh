@@ -65,19 +65,7 @@ for g in scc_unitig_edges powerlaw_$NODES; do
     set -- $(run scc_edges_$g "$SEQGPU" scc -q -t "$THREADS" --edges "$d/$g.txt" --stats "$d/scc_edges.json" -p "$d/scc_edges")
     sg_scc=$($PY -c "import json; s=json.load(open('$d/scc_edges.json')); print('%.3f %d %d %d' % (s['stage_seconds']['scc'], s['nodes'], s['edges'], s['components']))")
     set -- $sg_scc
-    py_out=$($PY - "$d/$g.txt" <<'PY'
-import sys, time, numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
-e = np.loadtxt(sys.argv[1], dtype=np.int64, ndmin=2)
-nodes, inv = np.unique(e, return_inverse=True)
-inv = inv.reshape(e.shape)
-m = csr_matrix((np.ones(len(e), dtype=np.int8), (inv[:, 0], inv[:, 1])), shape=(len(nodes), len(nodes)))
-t = time.perf_counter()
-nc, lab = connected_components(m, directed=True, connection='strong')
-print('%.3f %d' % (time.perf_counter() - t, nc))
-PY
-)
+    py_out=$($PY bench/scipy_scc.py "$d/$g.txt")
     printf '| SCC of %s (%s nodes, %s edges) | scipy connected_components | %s | | %s components | 1.0 |\n' "$g" "$2" "$3" "${py_out% *}" "${py_out#* }"
     printf '| SCC of %s | seqgpu scc --edges (Tarjan) | %s | | %s components | %s |\n' "$g" "$1" "$4" \
         "$(ratio "${py_out% *}" "$1")"

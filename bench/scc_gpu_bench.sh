@@ -63,19 +63,7 @@ for g in $names; do
     cu_e=$1 cu_m=$2
     set -- $(scc_json "$d/sccg_cuda_$g.json"); cu_t=$1 cu_c=$4
     cmp -s "$d/sccg_cpu_$g.components.tsv" "$d/sccg_cuda_$g.components.tsv" || echo "# WARNING: cuda and cpu components differ ($g)"
-    py=$($PY - "$f" <<'PY'
-import sys, time, numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
-e = np.fromfile(sys.argv[1], dtype=np.int64, sep=' ').reshape(-1, 2)
-nodes, inv = np.unique(e, return_inverse=True)
-inv = inv.reshape(e.shape)
-m = csr_matrix((np.ones(len(e), dtype=np.int8), (inv[:, 0], inv[:, 1])), shape=(len(nodes), len(nodes)))
-t = time.perf_counter()
-nc, lab = connected_components(m, directed=True, connection='strong')
-print('%.4f %d' % (time.perf_counter() - t, nc))
-PY
-)
+    py=$($PY bench/scipy_scc.py "$f")
     printf '| %s | %s | %s | scipy connected_components | %s | | | %s | |\n' "$g" "$nv" "$ne" "${py% *}" "${py#* }"
     printf '| %s | | | seqgpu -b cpu (Tarjan) | %s | %s | %s | %s | scipy/cpu %sx |\n' "$g" "$cpu_t" "$cpu_e" "$cpu_m" "$nc" "$(ratio "${py% *}" "$cpu_t")"
     printf '| %s | | | seqgpu -b cuda | %s | %s | %s | %s | cpu/cuda %sx, scipy/cuda %sx |\n' "$g" "$cu_t" "$cu_e" "$cu_m" "$cu_c" \

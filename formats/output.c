@@ -37,7 +37,6 @@ void sg_chunk_text_free(sg_chunk_text_t *o)
     memset(o, 0, sizeof *o);
 }
 
-
 /* Room for n more bytes, so that the kput calls after it cannot fail. */
 static void reserve(kstring_t *s, size_t n)
 {
