@@ -616,16 +616,6 @@ void sg_cuda_kmers_stats(const sg_cuda_kmers_t *t, FILE *fp)
  * three times (extracted, the sort's other half, the runs) and run counts. */
 static uint64_t batch_bytes(uint64_t n, size_t kb) { return n * (1 + 3 * kb + 4); }
 
-uint64_t sg_cuda_kmers_estimate(int k, uint64_t input_bytes)
-{
-    const uint64_t kb = k > 31 ? 16 : 8;
-    uint64_t batch = input_bytes < BATCH_MAX ? input_bytes + 1 : BATCH_MAX;
-    /* every k-mer distinct: a table and the merge scratch, each grown by a quarter, and the sort's scratch */
-    uint64_t distinct = input_bytes;
-    if (k < 32 && distinct > (1ull << (2 * k - 1))) distinct = 1ull << (2 * k - 1);
-    return batch_bytes(batch, kb) + batch * kb + 2 * (distinct + distinct / 4) * (kb + 4);
-}
-
 int sg_cuda_kmers_new(int k, int device, sg_cuda_kmers_t **out, char *err, size_t errsz)
 {
     *out = NULL;

@@ -71,13 +71,6 @@ int sg_cuda_kmers_unitigs(sg_cuda_kmers_t *t, sg_graph_t *g);
  */
 void sg_cuda_kmers_stats(const sg_cuda_kmers_t *t, FILE *fp);
 
-/**
- * Device bytes that counting input_bytes of sequence may need at most (every
- * k-mer distinct), for a check before the run: compare with the device's
- * free memory.
- */
-uint64_t sg_cuda_kmers_estimate(int k, uint64_t input_bytes);
-
 void sg_cuda_kmers_free(sg_cuda_kmers_t *t);
 
 #endif

@@ -58,7 +58,8 @@ typedef struct {
         if (rc_ < 0) return rc_;    \
     } while (0)
 
-uint64_t sg_scc_cuda_estimate(uint64_t n, uint64_t m)
+/* Device bytes the pipeline needs for n vertices and m edges (an upper bound). */
+static uint64_t estimate(uint64_t n, uint64_t m)
 {
     /* input CSR 8n + 4m; contraction: indeg, chain, pred, two jump words,
      * rank, labels (41n); contracted CSR both ways plus a cursor (32n + 8m,
@@ -321,7 +322,7 @@ static int check_memory(run_t *r, uint64_t n, uint64_t m, sg_scc_cuda_stats_t *s
     const char *lim = getenv("SEQGPU_CUDA_MEM_LIMIT");
     size_t limit;
     if (lim && sg_parse_size(lim, &limit) == 0 && limit < free_b) free_b = limit;
-    st->device_bytes = sg_scc_cuda_estimate(n, m);
+    st->device_bytes = estimate(n, m);
     if (st->device_bytes > free_b) {
         snprintf(r->err, r->errsz,
                  "the graph (%llu vertices, %llu edges) needs about %.2f GB of device memory; %.2f GB are free",

@@ -50,9 +50,6 @@ void sg_scc_cuda_warmup(const char *device);
 /** Wait for that thread (before exit, if sg_scc_cuda was not called). */
 void sg_scc_cuda_warmup_join(void);
 
-/** Device bytes the pipeline needs for n vertices and m edges (an upper bound). */
-uint64_t sg_scc_cuda_estimate(uint64_t n, uint64_t m);
-
 /** The stats as JSON members (no braces), for --stats. */
 void sg_scc_cuda_stats_json(const sg_scc_cuda_stats_t *st, FILE *fp);
 
