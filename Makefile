@@ -44,7 +44,7 @@ SG_CPPFLAGS  += -DSG_HAVE_OPENCL
 SG_LIBS      += $(or $(shell pkg-config --libs OpenCL 2>/dev/null),-lOpenCL)
 endif
 
-CORE_SRC := src/log.c src/cli.c src/pipeline.c src/motif.c src/chunk.c src/input.c src/hits.c src/kernels.c \
+CORE_SRC := src/log.c src/cli.c src/pipeline.c src/motif.c src/chunk.c src/input.c src/hits.c src/kernels.c src/scan_mismatch.c src/casoff.c \
             src/kmer.c src/graph.c src/repeats.c formats/gfa.c \
             src/backend.c src/backend_cpu.c formats/seqio.c formats/output.c formats/outfile.c formats/json.c $(CUDA_C_SRC) $(OPENCL_C_SRC)
 CLI_SRC  := src/main.c src/find.c src/scc.c

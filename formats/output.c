@@ -1,7 +1,9 @@
 #define _GNU_SOURCE
 #include "output.h"
+#include "../src/kernels.h"
 #include "../src/log.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +13,13 @@ int sg_outfmt_parse(const char *s)
     if (!strcmp(s, "bed")) return SG_OUT_BED;
     if (!strcmp(s, "tsv")) return SG_OUT_TSV;
     if (!strcmp(s, "count")) return SG_OUT_COUNT;
+    if (!strcmp(s, "casoffinder")) return SG_OUT_CASOFFINDER;
     return -1;
 }
 
-void sg_formatter_init(sg_formatter_t *f, sg_outfmt_t fmt, const sg_motif_set_t *ms)
+void sg_formatter_init(sg_formatter_t *f, sg_outfmt_t fmt, const sg_motif_set_t *ms, int skip_masked)
 {
+    sg_encode_table(f->enc, skip_masked);
     f->fmt = fmt;
     f->ms = ms;
     f->rank_pat = sg_malloc((ms->n_pat + 1) * sizeof *f->rank_pat);
@@ -67,6 +71,27 @@ static void put_count_rows(const sg_motif_set_t *ms, const char *name, const uin
     }
 }
 
+/* Mismatches of the window at t against pattern p. */
+static int mismatches(const sg_formatter_t *f, const sg_pattern_t *p, const char *t)
+{
+    int mm = 0;
+    for (int j = 0; j < p->len; j++) mm += !(f->enc[(unsigned char)t[j]] & p->mask[j]);
+    return mm; /* a PAM position never mismatches in a hit */
+}
+
+/* The window at t in the pattern's orientation (reverse complement for '-'),
+ * upper case, mismatched bases in lower case. */
+static void put_site(const sg_formatter_t *f, const sg_pattern_t *p, const char *t, int minus, kstring_t *s)
+{
+    char *o = s->s + s->l;
+    for (int j = 0; j < p->len; j++) {
+        char c = (char)toupper((unsigned char)t[j]);
+        if (!(f->enc[(unsigned char)t[j]] & p->mask[j])) c = (char)tolower((unsigned char)c);
+        o[minus ? p->len - 1 - j : j] = minus ? sg_base_complement(c) : c;
+    }
+    s->l += p->len;
+}
+
 void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits_t *h, sg_chunk_text_t *o)
 {
     const sg_motif_set_t *ms = f->ms;
@@ -84,13 +109,37 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
             uint64_t pos = sg_hit_pos(h->a[k]);
             const sg_pattern_t *p = &ms->pat[f->rank_pat[sg_hit_rank(h->a[k])]];
             const sg_motif_t *m = &ms->motif[p->motif];
+            const char *t = c->seq + pos;
             uint64_t start = g->rec_off + (pos - g->off);
             o->per_motif[p->motif]++;
             if (cnt) {
                 cnt[p->motif]++;
                 continue;
             }
-            reserve(s, name_len + strlen(m->name) + m->len + p->len + 80);
+            int mm = ms->approx ? mismatches(f, p, t) : 0;
+            reserve(s, 2 * (name_len + strlen(m->name) + strlen(m->window) + (m->id ? strlen(m->id) : 0) + p->len + 80));
+            if (f->fmt == SG_OUT_CASOFFINDER) {
+                /* Cas-OFFinder gives both strands of a palindromic window */
+                for (int minus = p->strand == '-'; minus <= (p->strand != '+'); minus++) {
+                    kputs(m->query, s);
+                    kputc('\t', s);
+                    kputsn(name, name_len, s);
+                    kputc('\t', s);
+                    put_u64(start, s);
+                    kputc('\t', s);
+                    put_site(f, p, t, minus, s);
+                    kputc('\t', s);
+                    kputc(minus ? '-' : '+', s);
+                    kputc('\t', s);
+                    kputw(mm, s);
+                    if (m->id) {
+                        kputc('\t', s);
+                        kputs(m->id, s);
+                    }
+                    kputc('\n', s);
+                }
+                continue;
+            }
             kputsn(name, name_len, s);
             kputc('\t', s);
             if (f->fmt == SG_OUT_BED) {
@@ -99,12 +148,14 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
                 put_u64(start + p->len, s);
                 kputc('\t', s);
                 kputs(m->name, s);
-                kputsn("\t0\t", 3, s);
+                kputc('\t', s);
+                kputw(mm, s);
+                kputc('\t', s);
                 kputc(p->strand, s);
             } else {
                 kputs(m->name, s);
                 kputc('\t', s);
-                kputs(m->seq, s);
+                kputs(m->window, s);
                 kputc('\t', s);
                 kputc(p->strand, s);
                 kputc('\t', s);
@@ -112,11 +163,15 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
                 kputc('\t', s);
                 put_u64(start + p->len, s);
                 kputc('\t', s);
-                const char *t = c->seq + pos;
-                if (p->strand == '-')
+                if (ms->approx) {
+                    put_site(f, p, t, p->strand == '-', s);
+                    kputc('\t', s);
+                    kputw(mm, s);
+                } else if (p->strand == '-') {
                     for (int j = p->len - 1; j >= 0; j--) s->s[s->l++] = sg_base_complement(t[j]);
-                else
+                } else {
                     for (int j = 0; j < p->len; j++) s->s[s->l++] = t[j];
+                }
             }
             kputc('\n', s);
         }
@@ -151,9 +206,10 @@ int sg_writer_open(sg_writer_t *w, const char *path, const sg_formatter_t *f)
     setvbuf(w->out.fp, NULL, _IOFBF, 1 << 20);
     w->acc = sg_calloc(f->ms->n_motif, sizeof *w->acc);
     w->total = sg_calloc(f->ms->n_motif, sizeof *w->total);
-    const char *head = f->fmt == SG_OUT_TSV   ? "seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\n"
-                       : f->fmt == SG_OUT_COUNT ? "seqID\tpatternName\thits\n"
-                                                : "";
+    const char *head = f->fmt == SG_OUT_COUNT ? "seqID\tpatternName\thits\n"
+                       : f->fmt != SG_OUT_TSV   ? ""
+                       : f->ms->approx          ? "seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\tmismatches\n"
+                                                : "seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\n";
     return write_all(w, head, strlen(head));
 }
 

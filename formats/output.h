@@ -13,15 +13,19 @@
 #include "../src/motif.h"
 #include "outfile.h"
 
-typedef enum { SG_OUT_BED, SG_OUT_TSV, SG_OUT_COUNT } sg_outfmt_t;
+typedef enum { SG_OUT_BED, SG_OUT_TSV, SG_OUT_COUNT, SG_OUT_CASOFFINDER } sg_outfmt_t;
 
-/** Parse "bed", "tsv" or "count"; -1 if none. */
+/** Parse "bed", "tsv", "count" or "casoffinder"; -1 if none. */
 int sg_outfmt_parse(const char *s);
 
+/* With PAMs or mismatches (sg_motif_set_t.approx) the BED score is the
+ * number of mismatches, and tsv's matched column is upper case with the
+ * mismatched bases in lower case, followed by a mismatches column. */
 typedef struct {
     sg_outfmt_t fmt;
     const sg_motif_set_t *ms;
     uint32_t *rank_pat; /* pattern index of each rank */
+    uint8_t enc[256];   /* base set of each text byte (sg_encode_table), to count mismatches */
 } sg_formatter_t;
 
 /* One chunk, formatted. */
@@ -33,7 +37,7 @@ typedef struct {
     uint64_t *head, *tail;
 } sg_chunk_text_t;
 
-void sg_formatter_init(sg_formatter_t *f, sg_outfmt_t fmt, const sg_motif_set_t *ms);
+void sg_formatter_init(sg_formatter_t *f, sg_outfmt_t fmt, const sg_motif_set_t *ms, int skip_masked);
 void sg_formatter_free(sg_formatter_t *f);
 
 /** Format the sorted hits h of chunk c into o (thread-safe). */

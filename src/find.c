@@ -11,6 +11,7 @@
 #include "../formats/json.h"
 #include "../formats/output.h"
 #include "backend.h"
+#include "casoff.h"
 #include "cli.h"
 #include "input.h"
 #include "log.h"
@@ -22,23 +23,32 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
 "Usage: seqgpu find [options] <in.fa|in.fq|->[.gz] ...\n"
+"       seqgpu find [options] --cas-offinder input.txt\n"
 "\n"
 "Find every occurrence of IUPAC DNA motifs in FASTA/FASTQ records, on both\n"
-"strands, on a GPU when there is one and on all CPU cores when not.\n"
-"Output is BED6 by default, identical from every backend and thread count.\n"
+"strands, exactly or within a number of mismatches and next to a PAM, on a\n"
+"GPU when there is one and on all CPU cores when not. Output is BED6 by\n"
+"default, identical from every backend and thread count.\n"
 "\n"
 "Options:\n"
 "  -m, --motif SEQ        IUPAC DNA motif (ACGTRYSWKMBDHVN); repeatable\n"
-"  -f, --motif-file FILE  FASTA (name = first word of header) or lines \"[name<TAB>]motif\"\n"
+"  -f, --motif-file FILE  FASTA (name = first word of header) or lines\n"
+"                         \"[name<TAB>]motif\" or \"name<TAB>motif<TAB>max_mismatches\"\n"
+"  -M, --max-mismatches INT  windows within INT mismatches of the motif (0 to 8)  [0]\n"
+"      --pam SEQ          IUPAC PAM on the 3' side of every motif, matched exactly,\n"
+"                         never counted (SpCas9: NGG)\n"
+"      --pam-5 SEQ        IUPAC PAM on the 5' side of every motif (Cas12a: TTTV)\n"
+"      --cas-offinder FILE  take the genome folder, the pattern and the guides (each\n"
+"                         with its own limit and id) from a Cas-OFFinder input file\n"
 "  -s, --strand STR       both | + | -                      [both]\n"
 "  -o, --output FILE      output file                       [-]\n"
-"  -F, --format STR       bed | tsv | count                 [bed]\n"
+"  -F, --format STR       bed | tsv | count | casoffinder   [bed]\n"
 "  -t, --threads INT      total threads                     [all online CPUs]\n"
 "  -b, --backend STR      auto | cpu | cuda | opencl        [auto: cuda if usable, else cpu]\n"
 "      --device INT[,INT] GPU index(es)                     [0]\n"
 "      --skip-masked      lowercase (soft-masked) bases never match\n"
 "      --stats FILE       write a JSON run summary (bases, hits per motif, backend, stage times)\n"
-"      --kernel STR       auto | sunday | vector | qgram (opencl: no sunday)  [auto]\n"
+"      --kernel STR       exact motifs: auto | sunday | vector | qgram (opencl: no sunday)  [auto]\n"
 "      --chunk-size SIZE  bytes of input per chunk, e.g. 4M  [backend's choice]\n"
 "  -q, --quiet            no progress or summary lines on stderr\n"
 "  -h, --help             show this help and exit\n"
@@ -47,14 +57,22 @@ static void usage(FILE *fp)
 "motif N matches any of A/C/G/T. A minus-strand hit is a match of the motif's\n"
 "reverse complement, reported in forward coordinates; a motif equal to its own\n"
 "reverse complement is searched once and reported with strand '.'.\n"
+"With a PAM, the window is 5' PAM + motif + 3' PAM: PAM positions must match\n"
+"exactly, a motif position whose text base is not A/C/G/T or not in the letter's\n"
+"set is a mismatch, and a window with at most -M mismatches is a hit.\n"
 "\n"
 "Formats:\n"
-"  bed    chrom, start (0-based), end, name, 0, strand\n"
-"  tsv    seqID, patternName, pattern, strand, start (1-based), end, matched (seqkit locate)\n"
-"  count  seqID, patternName, hits: one row per record and motif\n"
+"  bed          chrom, start (0-based), end, name, mismatches, strand\n"
+"  tsv          seqID, patternName, pattern, strand, start (1-based), end, matched (seqkit\n"
+"               locate); with -M or a PAM, matched is upper case with mismatched bases\n"
+"               in lower case, and a mismatches column follows\n"
+"  count        seqID, patternName, hits: one row per record and motif\n"
+"  casoffinder  query, record, start (0-based), site, strand, mismatches[, id]\n"
+"               (Cas-OFFinder 2.4)\n"
 "\n"
-"Example:\n"
-"  seqgpu find -m GAATTC -m GGATCC genome.fa.gz > sites.bed\n");
+"Examples:\n"
+"  seqgpu find -m GAATTC -m GGATCC genome.fa.gz > sites.bed\n"
+"  seqgpu find -f guides.txt -M 4 --pam NGG genome.fa > offtargets.bed\n");
 }
 
 typedef struct {
@@ -106,8 +124,8 @@ static const char *step_names[N_STEPS] = {"read", "parse", "chunk", "scan", "wri
 typedef struct {
     char **inputs;
     int n_inputs;
-    const char *output, *stats, *backend, *kernel, *device;
-    int threads, skip_masked, quiet, strands;
+    const char *output, *stats, *backend, *kernel, *device, *pam3, *pam5, *casoff;
+    int threads, skip_masked, quiet, strands, max_mm;
     sg_outfmt_t format;
     size_t chunk_size;
 } find_opts_t;
@@ -137,9 +155,11 @@ static int write_stats(const find_opts_t *o, const find_ctx_t *ctx, const double
         sg_json_str(fp, ms->motif[m].name);
         fputs(", \"motif\": ", fp);
         sg_json_str(fp, ms->motif[m].seq);
-        fprintf(fp, ", \"length\": %d, \"palindrome\": %s, \"hits\": %llu}%s\n", ms->motif[m].len,
-                ms->motif[m].palindrome ? "true" : "false", (unsigned long long)ctx->writer.total[m],
-                m + 1 < ms->n_motif ? "," : "");
+        fputs(", \"window\": ", fp);
+        sg_json_str(fp, ms->motif[m].window);
+        fprintf(fp, ", \"length\": %d, \"max_mismatches\": %d, \"palindrome\": %s, \"hits\": %llu}%s\n",
+                ms->motif[m].len, ms->motif[m].max_mm, ms->motif[m].palindrome ? "true" : "false",
+                (unsigned long long)ctx->writer.total[m], m + 1 < ms->n_motif ? "," : "");
         total += ctx->writer.total[m];
     }
     fprintf(fp, "  ],\n  \"hits\": %llu,\n", (unsigned long long)total);
@@ -158,7 +178,7 @@ static int usage_error(const char *fmt, const char *arg)
 
 int main_find(int argc, char **argv)
 {
-    enum { OPT_DEVICE = 256, OPT_SKIP_MASKED, OPT_STATS, OPT_KERNEL, OPT_CHUNK };
+    enum { OPT_DEVICE = 256, OPT_SKIP_MASKED, OPT_STATS, OPT_KERNEL, OPT_CHUNK, OPT_PAM, OPT_PAM5, OPT_CASOFF };
     static const struct option lopts[] = {
         {"motif", required_argument, NULL, 'm'},     {"motif-file", required_argument, NULL, 'f'},
         {"strand", required_argument, NULL, 's'},    {"output", required_argument, NULL, 'o'},
@@ -166,11 +186,14 @@ int main_find(int argc, char **argv)
         {"backend", required_argument, NULL, 'b'},   {"device", required_argument, NULL, OPT_DEVICE},
         {"skip-masked", no_argument, NULL, OPT_SKIP_MASKED}, {"stats", required_argument, NULL, OPT_STATS},
         {"kernel", required_argument, NULL, OPT_KERNEL}, {"chunk-size", required_argument, NULL, OPT_CHUNK},
+        {"max-mismatches", required_argument, NULL, 'M'}, {"pam", required_argument, NULL, OPT_PAM},
+        {"pam-5", required_argument, NULL, OPT_PAM5}, {"cas-offinder", required_argument, NULL, OPT_CASOFF},
         {"quiet", no_argument, NULL, 'q'},           {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     find_opts_t o = {.output = "-", .backend = "auto", .kernel = "auto", .strands = SG_STRAND_BOTH,
                      .format = SG_OUT_BED};
     sg_motif_set_t ms = {0};
+    sg_casoff_t co = {0};
     char err[1024];
     long v;
     int c, ret = SG_EXIT_OK;
@@ -181,7 +204,7 @@ int main_find(int argc, char **argv)
     int n_m = 0, n_f = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":m:f:s:o:F:t:b:qh", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, ":m:f:M:s:o:F:t:b:qh", lopts, NULL)) >= 0) {
         switch (c) {
         case 'm': mopt[n_m++] = optarg; break;
         case 'f': fopt[n_f++] = optarg; break;
@@ -192,8 +215,21 @@ int main_find(int argc, char **argv)
             else { ret = usage_error("invalid strand '%s' (both, + or -)", optarg); goto out; }
             break;
         case 'o': o.output = optarg; break;
+        case 'M':
+            if (sg_parse_int(optarg, 0, SG_MAX_MISMATCHES, &v) < 0) {
+                ret = usage_error("invalid mismatch limit '%s' (0 to 8)", optarg);
+                goto out;
+            }
+            o.max_mm = (int)v;
+            break;
+        case OPT_PAM: o.pam3 = optarg; break;
+        case OPT_PAM5: o.pam5 = optarg; break;
+        case OPT_CASOFF: o.casoff = optarg; break;
         case 'F':
-            if (sg_outfmt_parse(optarg) < 0) { ret = usage_error("invalid format '%s' (bed, tsv or count)", optarg); goto out; }
+            if (sg_outfmt_parse(optarg) < 0) {
+                ret = usage_error("invalid format '%s' (bed, tsv, count or casoffinder)", optarg);
+                goto out;
+            }
             o.format = sg_outfmt_parse(optarg);
             break;
         case 't':
@@ -221,8 +257,28 @@ int main_find(int argc, char **argv)
     if (!o.threads) o.threads = sg_default_threads();
     o.inputs = argv + optind;
     o.n_inputs = argc - optind;
-    if (n_m + n_f == 0) { ret = usage_error("%s", "no motif given: use -m SEQ or -f FILE"); goto out; }
+    if (o.casoff) {
+        /* the file names the genome, the pattern, the guides and their limits */
+        if (n_m + n_f || o.n_inputs || o.pam3 || o.pam5 || o.max_mm) {
+            ret = usage_error("%s", "--cas-offinder gives the genome, the PAM, the guides and their limits: "
+                                    "use it without -m, -f, -M, --pam, --pam-5 and input files");
+            goto out;
+        }
+        if (sg_casoff_load(o.casoff, &ms, &co, err, sizeof err) < 0) {
+            sg_error("%s", err);
+            ret = SG_EXIT_INPUT;
+            goto out;
+        }
+        o.inputs = co.files;
+        o.n_inputs = co.n_files;
+    }
+    if (n_m + n_f + !!o.casoff == 0) { ret = usage_error("%s", "no motif given: use -m SEQ or -f FILE"); goto out; }
     if (o.n_inputs == 0) { ret = usage_error("%s", "no input file given (use - for standard input)"); goto out; }
+    if (sg_motif_set_window(&ms, o.pam5, o.pam3, o.max_mm, err, sizeof err) < 0) {
+        sg_error("%s", err);
+        ret = SG_EXIT_INPUT;
+        goto out;
+    }
     for (int i = 0; i < n_m; i++) {
         if (sg_motif_add(&ms, NULL, mopt[i], err, sizeof err) < 0) {
             sg_error("%s", err);
@@ -247,7 +303,7 @@ int main_find(int argc, char **argv)
         ret = sg_exit_code(r);
         goto out;
     }
-    sg_formatter_init(&ctx.fmt, o.format, &ms);
+    sg_formatter_init(&ctx.fmt, o.format, &ms, o.skip_masked);
     if ((r = sg_writer_open(&ctx.writer, o.output, &ctx.fmt)) < 0) {
         ret = sg_exit_code(r);
         if (sg_writer_close(&ctx.writer) < 0) { /* already failing */ }
@@ -288,6 +344,7 @@ int main_find(int argc, char **argv)
     ctx.backend->free(ctx.backend);
 out:
     sg_motif_set_free(&ms);
+    sg_casoff_free(&co);
     free(mopt);
     free(fopt);
     return ret;

@@ -299,12 +299,12 @@ void sg_qgram_view(const sg_qgram_t *qg, sg_qgram_view_t *v)
  * plus the vector kernel for the patterns it cannot index (0.14 each: 0.03 s
  * per pattern against 0.2 s per pass in the timings of backend_cpu.c); each
  * candidate costs about 10 bases of scanning. */
-static double qgram_cost(const sg_motif_set_t *ms, int q, int *n_left)
+static double qgram_cost(const sg_motif_set_t *ms, const int *ids, int n, int q, int *n_left)
 {
     double expand = 0;
     int left = 0;
-    for (int i = 0; i < ms->n_pat; i++) {
-        uint64_t x = sg_qgram_expansion(&ms->pat[i], q, NULL);
+    for (int i = 0; i < n; i++) {
+        uint64_t x = sg_qgram_expansion(&ms->pat[ids[i]], q, NULL);
         if (x >= 1 && x <= SG_QGRAM_MAX_EXPAND) expand += x;
         else left++;
     }
@@ -320,21 +320,30 @@ int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, s
         snprintf(err, errsz, "unknown kernel '%s' (%s)", kernel, SG_KERNELS);
         return SG_ERR_INPUT;
     }
-    int n = ms->n_pat;
+    /* exact: the patterns without mismatches, in pattern order */
+    int n = 0, *exact = sg_malloc((ms->n_pat + 1) * sizeof(int));
+    p->approx = sg_malloc((ms->n_pat + 1) * sizeof(int));
+    for (int i = 0; i < ms->n_pat; i++) {
+        if (ms->pat[i].max_mm) p->approx[p->n_approx++] = i;
+        else exact[n++] = i;
+    }
+    if (p->n_approx) p->mm = sg_mm_build(ms->pat, p->approx, p->n_approx);
     p->sunday = sg_malloc((n + 1) * sizeof(int));
     p->vector = sg_malloc((n + 1) * sizeof(int));
     if (!strcmp(kernel, "sunday")) {
-        for (int i = 0; i < n; i++) p->sunday[p->n_sunday++] = i;
+        for (int i = 0; i < n; i++) p->sunday[p->n_sunday++] = exact[i];
+        free(exact);
         return 0;
     }
     if (!strcmp(kernel, "vector") || (!strcmp(kernel, "auto") && n <= vector_max)) {
-        for (int i = 0; i < n; i++) p->vector[p->n_vector++] = i;
+        for (int i = 0; i < n; i++) p->vector[p->n_vector++] = exact[i];
+        free(exact);
         return 0;
     }
     int best_q = 0, left;
     double best = 0.14 * n; /* everything on the vector kernel */
     for (int q = 4; q <= 12; q++) {
-        double c = qgram_cost(ms, q, &left);
+        double c = qgram_cost(ms, exact, n, q, &left);
         if (left < n && (!best_q || c < best)) {
             best = c;
             best_q = q;
@@ -342,15 +351,16 @@ int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, s
     }
     int *ids = sg_malloc((n + 1) * sizeof(int));
     for (int i = 0; i < n; i++) {
-        uint64_t x = best_q ? sg_qgram_expansion(&ms->pat[i], best_q, NULL) : 0;
-        if (x >= 1 && x <= SG_QGRAM_MAX_EXPAND) ids[p->n_qgram++] = i;
-        else p->vector[p->n_vector++] = i;
+        uint64_t x = best_q ? sg_qgram_expansion(&ms->pat[exact[i]], best_q, NULL) : 0;
+        if (x >= 1 && x <= SG_QGRAM_MAX_EXPAND) ids[p->n_qgram++] = exact[i];
+        else p->vector[p->n_vector++] = exact[i];
     }
     if (p->n_qgram) {
         p->qgram = sg_qgram_build(ms->pat, ids, p->n_qgram, best_q);
         p->q = best_q;
     }
     free(ids);
+    free(exact);
     return 0;
 }
 
@@ -360,7 +370,8 @@ void sg_plan_describe(const sg_plan_t *p, char *buf, size_t n)
     buf[0] = 0;
     if (p->n_sunday) k += snprintf(buf + k, n - k, " sunday x%d", p->n_sunday);
     if (p->n_vector && k < (int)n) k += snprintf(buf + k, n - k, " vector x%d", p->n_vector);
-    if (p->qgram && k < (int)n) snprintf(buf + k, n - k, " qgram(q=%d) x%d", p->q, p->n_qgram);
+    if (p->qgram && k < (int)n) k += snprintf(buf + k, n - k, " qgram(q=%d) x%d", p->q, p->n_qgram);
+    if (p->n_approx && k < (int)n) snprintf(buf + k, n - k, " mismatch x%d", p->n_approx);
     if (buf[0] == ' ') memmove(buf, buf + 1, strlen(buf));
 }
 
@@ -368,6 +379,8 @@ void sg_plan_free(sg_plan_t *p)
 {
     free(p->sunday);
     free(p->vector);
+    free(p->approx);
     sg_qgram_free(p->qgram);
+    sg_mm_free(p->mm);
     memset(p, 0, sizeof *p);
 }

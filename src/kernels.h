@@ -73,21 +73,36 @@ typedef struct {
 void sg_qgram_view(const sg_qgram_t *qg, sg_qgram_view_t *v);
 static inline uint32_t sg_qgram_hash(uint32_t k) { return (k * 2654435761u) ^ (k >> 15); }
 
-/* Which kernel scans which patterns: the planner both backends use. */
+/* Mismatch search for patterns with max_mm > 0 (scan_mismatch.c): the
+ * PAM is checked on base bitmaps, 64 starts at a time, and each window that
+ * passes is compared with all patterns of its PAM group by XOR-and-popcount
+ * on one-hot bit planes. */
+typedef struct sg_mm sg_mm_t;
+
+sg_mm_t *sg_mm_build(const sg_pattern_t *pat, const int *ids, int n_ids);
+/** Hits of the indexed patterns at the starts in [0, n), as the other kernels. */
+void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, size_t n, uint32_t base, sg_hits_t *out);
+void sg_mm_free(sg_mm_t *mm);
+
+/* Which kernel scans which patterns: the planner every backend uses. */
 typedef struct {
     int *sunday, n_sunday;  /* pattern indices for the Sunday kernel */
     int *vector, n_vector;  /* ... for the vector kernel */
-    sg_qgram_t *qgram;      /* the rest, indexed for the q-gram kernel (or NULL) */
+    sg_qgram_t *qgram;      /* ... indexed for the q-gram kernel (or NULL) */
     int q, n_qgram;
+    int *approx, n_approx;  /* patterns that allow mismatches: always the mismatch kernel */
+    sg_mm_t *mm;            /* ... indexed for it (or NULL) */
 } sg_plan_t;
 
 /** Kernel names every backend takes for --kernel. */
 #define SG_KERNELS "auto, sunday, vector, qgram"
 
 /**
- * Plan the kernels for a compiled motif set: "sunday" and "vector" take every
- * pattern; "qgram" indexes every pattern it can and leaves the rest to the
- * vector kernel; "auto" is "vector" up to vector_max patterns, else "qgram".
+ * Plan the kernels for a compiled motif set. Patterns that allow mismatches
+ * go to the mismatch kernel; of the exact ones (PAMs included), "sunday" and
+ * "vector" take every pattern; "qgram" indexes every pattern it can and
+ * leaves the rest to the vector kernel; "auto" is "vector" up to vector_max
+ * patterns, else "qgram".
  * @return 0, or SG_ERR_INPUT for an unknown kernel name (message in err)
  */
 int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, sg_plan_t *plan, char *err,

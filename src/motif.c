@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "motif.h"
+#include "cli.h"
 #include "log.h"
 
 #include <ctype.h>
@@ -39,43 +40,177 @@ static void describe_char(int c, char *out, size_t n)
     else snprintf(out, n, "byte 0x%02x", (unsigned char)c);
 }
 
-int sg_motif_add(sg_motif_set_t *ms, const char *name, const char *seq, char *err, size_t errsz)
+/* Base sets of an IUPAC string; 0, or SG_ERR_INPUT naming the bad letter. */
+static int parse_iupac(const char *what, const char *seq, uint8_t *mask, char *err, size_t errsz)
 {
-    size_t len = strlen(seq);
-    if (len == 0) {
-        snprintf(err, errsz, "empty motif%s%s", name ? " " : "", name ? name : "");
-        return SG_ERR_INPUT;
-    }
-    if (len > SG_MOTIF_MAX_LEN) {
-        snprintf(err, errsz, "motif '%.20s...' is %zu bases long; the longest allowed is %d",
-                 seq, len, SG_MOTIF_MAX_LEN);
-        return SG_ERR_INPUT;
-    }
-    uint8_t *mask = sg_malloc(len);
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = 0; seq[i]; i++) {
         mask[i] = sg_iupac_mask((unsigned char)seq[i]);
         if (!mask[i]) {
-            char what[16];
-            describe_char((unsigned char)seq[i], what, sizeof what);
-            snprintf(err, errsz, "invalid letter %s at position %zu of motif '%s' (IUPAC DNA codes are ACGTRYSWKMBDHVN)",
-                     what, i + 1, seq);
-            free(mask);
+            char c[16];
+            describe_char((unsigned char)seq[i], c, sizeof c);
+            snprintf(err, errsz, "invalid letter %s at position %zu of %s '%s' (IUPAC DNA codes are ACGTRYSWKMBDHVN)", c,
+                     i + 1, what, seq);
             return SG_ERR_INPUT;
         }
+    }
+    return 0;
+}
+
+int sg_motif_set_window(sg_motif_set_t *ms, const char *pam5, const char *pam3, int max_mm, char *err, size_t errsz)
+{
+    const char *pam[2] = {pam5 ? pam5 : "", pam3 ? pam3 : ""};
+    for (int i = 0; i < 2; i++) {
+        uint8_t mask[64];
+        if (strlen(pam[i]) > sizeof mask - 1) {
+            snprintf(err, errsz, "PAM '%.20s...' is longer than %zu bases", pam[i], sizeof mask - 1);
+            return SG_ERR_INPUT;
+        }
+        if (parse_iupac("PAM", pam[i], mask, err, errsz) < 0) return SG_ERR_INPUT;
+    }
+    if (max_mm < 0 || max_mm > SG_MAX_MISMATCHES) {
+        snprintf(err, errsz, "invalid mismatch limit %d (0 to %d)", max_mm, SG_MAX_MISMATCHES);
+        return SG_ERR_INPUT;
+    }
+    free(ms->pam5);
+    free(ms->pam3);
+    ms->pam5 = *pam[0] ? sg_strdup(pam[0]) : NULL;
+    ms->pam3 = *pam[1] ? sg_strdup(pam[1]) : NULL;
+    ms->max_mm = max_mm;
+    return 0;
+}
+
+/* Take a window whose masks, PAM flags (or NULL) and strings are already
+ * checked and allocated; check the limit against the counted positions. */
+static int add_window(sg_motif_set_t *ms, sg_motif_t *w, char *err, size_t errsz)
+{
+    int counted = 0;
+    for (int i = 0; i < w->len; i++) counted += !(w->pam && w->pam[i]);
+    int bad_limit = w->max_mm > 0 && w->max_mm >= counted;
+    if (bad_limit || counted == 0) {
+        if (bad_limit)
+            snprintf(err, errsz, "motif '%s' allows %d mismatches; a limit must be below the motif's %d bases", w->seq,
+                     w->max_mm, counted);
+        else
+            snprintf(err, errsz, "motif '%s' has no base outside its PAM", w->window);
+        free(w->name);
+        free(w->seq);
+        free(w->window);
+        free(w->query);
+        free(w->id);
+        free(w->mask);
+        free(w->pam);
+        return SG_ERR_INPUT;
+    }
+    w->palindrome = 1;
+    for (int i = 0; i < w->len; i++) {
+        int j = w->len - 1 - i;
+        if (w->mask[i] != sg_mask_complement(w->mask[j]) || (w->pam && w->pam[i] != w->pam[j])) w->palindrome = 0;
     }
     if (ms->n_motif == ms->m_motif) {
         ms->m_motif = ms->m_motif ? 2 * ms->m_motif : 8;
         ms->motif = sg_realloc(ms->motif, ms->m_motif * sizeof *ms->motif);
     }
-    sg_motif_t *m = &ms->motif[ms->n_motif++];
-    m->seq = sg_strdup(seq);
-    m->name = sg_strdup(name && *name ? name : seq);
-    m->mask = mask;
-    m->len = (int)len;
-    m->palindrome = 1;
-    for (size_t i = 0; i < len; i++)
-        if (mask[i] != sg_mask_complement(mask[len - 1 - i])) m->palindrome = 0;
+    ms->motif[ms->n_motif++] = *w;
     return 0;
+}
+
+/* The window with N at the PAM positions, upper case. */
+static char *make_query(const char *window, const uint8_t *pam, int len)
+{
+    char *q = sg_malloc(len + 1);
+    for (int i = 0; i < len; i++) q[i] = pam && pam[i] ? 'N' : (char)toupper((unsigned char)window[i]);
+    q[len] = 0;
+    return q;
+}
+
+static int add_limited(sg_motif_set_t *ms, const char *name, const char *seq, int max_mm, char *err, size_t errsz)
+{
+    size_t len = strlen(seq);
+    size_t l5 = ms->pam5 ? strlen(ms->pam5) : 0, l3 = ms->pam3 ? strlen(ms->pam3) : 0;
+    if (len == 0) {
+        snprintf(err, errsz, "empty motif%s%s", name ? " " : "", name ? name : "");
+        return SG_ERR_INPUT;
+    }
+    if (len + l5 + l3 > SG_MOTIF_MAX_LEN) {
+        snprintf(err, errsz, "motif '%.20s...' is %zu bases long%s; the longest allowed is %d", seq, len + l5 + l3,
+                 l5 + l3 ? " with its PAMs" : "", SG_MOTIF_MAX_LEN);
+        return SG_ERR_INPUT;
+    }
+    sg_motif_t w = {.len = (int)(l5 + len + l3), .max_mm = max_mm};
+    w.mask = sg_malloc(w.len);
+    if (parse_iupac("motif", seq, w.mask + l5, err, errsz) < 0) {
+        free(w.mask);
+        return SG_ERR_INPUT;
+    }
+    w.seq = sg_strdup(seq);
+    w.name = sg_strdup(name && *name ? name : seq);
+    if (l5 + l3) {
+        /* cannot fail: sg_motif_set_window checked the PAMs */
+        parse_iupac("PAM", ms->pam5 ? ms->pam5 : "", w.mask, err, errsz);
+        parse_iupac("PAM", ms->pam3 ? ms->pam3 : "", w.mask + l5 + len, err, errsz);
+        w.pam = sg_calloc(w.len, 1);
+        memset(w.pam, 1, l5);
+        memset(w.pam + l5 + len, 1, l3);
+        w.window = sg_malloc(w.len + 1);
+        snprintf(w.window, w.len + 1, "%s%s%s", ms->pam5 ? ms->pam5 : "", seq, ms->pam3 ? ms->pam3 : "");
+    } else {
+        w.window = sg_strdup(seq);
+    }
+    w.query = make_query(w.window, w.pam, w.len);
+    return add_window(ms, &w, err, errsz);
+}
+
+int sg_motif_add(sg_motif_set_t *ms, const char *name, const char *seq, char *err, size_t errsz)
+{
+    return add_limited(ms, name, seq, ms->max_mm, err, errsz);
+}
+
+int sg_motif_add_guide(sg_motif_set_t *ms, const char *pattern, const char *guide, int max_mm, const char *id,
+                       char *err, size_t errsz)
+{
+    size_t len = strlen(guide);
+    if (len != strlen(pattern)) {
+        snprintf(err, errsz, "guide '%s' has %zu bases where the pattern '%s' has %zu", guide, len, pattern,
+                 strlen(pattern));
+        return SG_ERR_INPUT;
+    }
+    if (len == 0 || len > SG_MOTIF_MAX_LEN) {
+        snprintf(err, errsz, "a guide must have 1 to %d bases", SG_MOTIF_MAX_LEN);
+        return SG_ERR_INPUT;
+    }
+    if (max_mm < 0 || max_mm > SG_MAX_MISMATCHES) {
+        snprintf(err, errsz, "guide '%s': invalid mismatch limit %d (0 to %d)", guide, max_mm, SG_MAX_MISMATCHES);
+        return SG_ERR_INPUT;
+    }
+    uint8_t *pm = sg_malloc(len + 1), *gm = sg_malloc(len + 1);
+    int r = parse_iupac("pattern", pattern, pm, err, errsz);
+    if (r == 0) r = parse_iupac("guide", guide, gm, err, errsz);
+    for (size_t i = 0; r == 0 && i < len; i++)
+        if (gm[i] != 0xf && pm[i] != 0xf) {
+            snprintf(err, errsz, "position %zu is '%c' in the pattern and '%c' in guide '%s': the pattern must be N "
+                     "wherever the guides have a base", i + 1, pattern[i], guide[i], guide);
+            r = SG_ERR_INPUT;
+        }
+    if (r < 0) {
+        free(pm);
+        free(gm);
+        return r;
+    }
+    sg_motif_t w = {.len = (int)len, .max_mm = max_mm, .mask = gm, .pam = sg_calloc(len, 1)};
+    w.window = sg_malloc(len + 1);
+    w.seq = sg_malloc(len + 1);
+    for (size_t i = 0; i < len; i++) {
+        w.seq[i] = (char)toupper((unsigned char)guide[i]);
+        w.pam[i] = gm[i] == 0xf; /* an N in the guide: the pattern's letter, matched exactly */
+        if (w.pam[i]) gm[i] = pm[i];
+        w.window[i] = (char)toupper((unsigned char)(w.pam[i] ? pattern[i] : guide[i]));
+    }
+    w.seq[len] = w.window[len] = 0;
+    free(pm);
+    w.query = make_query(w.window, w.pam, w.len);
+    w.id = id ? sg_strdup(id) : NULL;
+    w.name = sg_strdup(id ? id : w.query);
+    return add_window(ms, &w, err, errsz);
 }
 
 /* Strip trailing CR, spaces and tabs. */
@@ -115,14 +250,18 @@ int sg_motif_load(sg_motif_set_t *ms, const char *path, char *err, size_t errsz)
                 kputsn(line.s, line.l, &seq);
             }
         } else {
-            char *tab = strchr(line.s, '\t');
-            if (tab && strchr(tab + 1, '\t')) {
-                snprintf(sub, sizeof sub, "expected '[name<TAB>]motif', found more than two columns");
+            char *tab = strchr(line.s, '\t'), *tab2 = tab ? strchr(tab + 1, '\t') : NULL;
+            long limit = ms->max_mm;
+            if (tab2 && (strchr(tab2 + 1, '\t') || sg_parse_int(tab2 + 1, 0, SG_MAX_MISMATCHES, &limit) < 0)) {
+                snprintf(sub, sizeof sub, "expected '[name<TAB>]motif' or 'name<TAB>motif<TAB>max_mismatches' "
+                         "(0 to %d)", SG_MAX_MISMATCHES);
                 ret = SG_ERR_INPUT;
                 break;
             }
             if (tab) *tab = 0;
-            if ((ret = sg_motif_add(ms, tab ? line.s : NULL, tab ? tab + 1 : line.s, sub, sizeof sub)) < 0) break;
+            if (tab2) *tab2 = 0;
+            if ((ret = add_limited(ms, tab ? line.s : NULL, tab ? tab + 1 : line.s, (int)limit, sub, sizeof sub)) < 0)
+                break;
             n++;
         }
     }
@@ -156,27 +295,37 @@ static int cmp_rank(const void *a, const void *b)
 void sg_motif_compile(sg_motif_set_t *ms, int strands)
 {
     size_t total = 0;
-    for (int i = 0; i < ms->n_motif; i++) total += ms->motif[i].len;
+    for (int i = 0; i < ms->n_motif; i++) total += 2 * (size_t)ms->motif[i].len;
     free(ms->pat);
     free(ms->rc);
     ms->pat = sg_calloc(2 * (size_t)ms->n_motif, sizeof *ms->pat);
-    ms->rc = sg_malloc(total);
+    ms->rc = sg_malloc(total + 1);
     ms->n_pat = 0;
     ms->min_len = ms->n_motif ? SG_MOTIF_MAX_LEN : 0;
     ms->max_len = 0;
+    ms->approx = 0;
     uint8_t *rc = ms->rc;
     for (int i = 0; i < ms->n_motif; i++) {
         sg_motif_t *m = &ms->motif[i];
         if (m->len < ms->min_len) ms->min_len = m->len;
         if (m->len > ms->max_len) ms->max_len = m->len;
-        for (int j = 0; j < m->len; j++) rc[j] = sg_mask_complement(m->mask[m->len - 1 - j]);
-        if (m->palindrome) {
-            ms->pat[ms->n_pat++] = (sg_pattern_t){m->mask, m->len, i, '.', 0};
-        } else {
-            if (strands & SG_STRAND_FWD) ms->pat[ms->n_pat++] = (sg_pattern_t){m->mask, m->len, i, '+', 0};
-            if (strands & SG_STRAND_REV) ms->pat[ms->n_pat++] = (sg_pattern_t){rc, m->len, i, '-', 0};
+        if (m->max_mm || m->pam) ms->approx = 1;
+        /* the minus strand: the reverse complement of the whole window, PAM flags reversed */
+        uint8_t *rc_mask = rc, *rc_pam = m->pam ? rc + m->len : NULL;
+        for (int j = 0; j < m->len; j++) {
+            rc_mask[j] = sg_mask_complement(m->mask[m->len - 1 - j]);
+            if (rc_pam) rc_pam[j] = m->pam[m->len - 1 - j];
         }
-        rc += m->len;
+        sg_pattern_t fwd = {m->mask, m->pam, m->len, m->max_mm, i, '+', 0};
+        sg_pattern_t rev = {rc_mask, rc_pam, m->len, m->max_mm, i, '-', 0};
+        if (m->palindrome) {
+            fwd.strand = '.';
+            ms->pat[ms->n_pat++] = fwd;
+        } else {
+            if (strands & SG_STRAND_FWD) ms->pat[ms->n_pat++] = fwd;
+            if (strands & SG_STRAND_REV) ms->pat[ms->n_pat++] = rev;
+        }
+        rc += 2 * (size_t)m->len;
     }
     sg_pattern_t **order = sg_malloc((ms->n_pat + 1) * sizeof *order);
     for (int i = 0; i < ms->n_pat; i++) order[i] = &ms->pat[i];
@@ -188,11 +337,18 @@ void sg_motif_compile(sg_motif_set_t *ms, int strands)
 void sg_motif_set_free(sg_motif_set_t *ms)
 {
     for (int i = 0; i < ms->n_motif; i++) {
-        free(ms->motif[i].name);
-        free(ms->motif[i].seq);
-        free(ms->motif[i].mask);
+        sg_motif_t *m = &ms->motif[i];
+        free(m->name);
+        free(m->seq);
+        free(m->window);
+        free(m->query);
+        free(m->id);
+        free(m->mask);
+        free(m->pam);
     }
     free(ms->motif);
+    free(ms->pam5);
+    free(ms->pam3);
     free(ms->pat);
     free(ms->rc);
     memset(ms, 0, sizeof *ms);

@@ -1,0 +1,155 @@
+#define _GNU_SOURCE
+#include "casoff.h"
+#include "cli.h"
+#include "log.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <htslib/bgzf.h>
+#include <htslib/kstring.h>
+
+/* The first byte of a file that is not white space (after gzip), or -1. */
+static int first_byte(const char *path)
+{
+    BGZF *fp = bgzf_open(path, "r");
+    if (!fp) return -1;
+    int c;
+    while ((c = bgzf_getc(fp)) >= 0 && isspace(c)) {}
+    bgzf_close(fp);
+    return c;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The genome's FASTA files: path itself, or the FASTA files of the folder path. */
+static int list_genome(const char *path, sg_casoff_t *co, char *err, size_t errsz)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errsz, "cannot read the genome '%s': %s", path, strerror(errno));
+        return SG_ERR_INPUT;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        co->files = sg_malloc(sizeof *co->files);
+        co->files[co->n_files++] = sg_strdup(path);
+        return 0;
+    }
+    DIR *dir = opendir(path);
+    if (!dir) {
+        snprintf(err, errsz, "cannot read the genome folder '%s': %s", path, strerror(errno));
+        return SG_ERR_INPUT;
+    }
+    char **names = NULL;
+    size_t n = 0, m = 0;
+    for (struct dirent *e; (e = readdir(dir));) {
+        if (e->d_name[0] == '.') continue;
+        if (n == m) names = sg_realloc(names, (m = m ? 2 * m : 16) * sizeof *names);
+        names[n++] = sg_strdup(e->d_name);
+    }
+    closedir(dir);
+    qsort(names, n, sizeof *names, cmp_str);
+    co->files = sg_malloc((n + 1) * sizeof *co->files);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(path) + strlen(names[i]) + 2;
+        char *file = sg_malloc(len);
+        snprintf(file, len, "%s/%s", path, names[i]);
+        free(names[i]);
+        int c = stat(file, &st) == 0 && S_ISREG(st.st_mode) ? first_byte(file) : -2;
+        if (c == '>') {
+            co->files[co->n_files++] = file;
+            continue;
+        }
+        if (c != -2) sg_warn("'%s' is not FASTA: skipped", file);
+        free(file);
+    }
+    free(names);
+    if (!co->n_files) {
+        snprintf(err, errsz, "no FASTA files in the genome folder '%s'", path);
+        return SG_ERR_INPUT;
+    }
+    return 0;
+}
+
+/* Split line in place at spaces and tabs; the number of words (at most max). */
+static int split(char *line, char **w, int max)
+{
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(line, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        if (n == max) return max + 1;
+        w[n++] = t;
+    }
+    return n;
+}
+
+int sg_casoff_load(const char *path, sg_motif_set_t *ms, sg_casoff_t *co, char *err, size_t errsz)
+{
+    memset(co, 0, sizeof *co);
+    BGZF *fp = bgzf_open(path, "r");
+    if (!fp) {
+        snprintf(err, errsz, "cannot read the Cas-OFFinder input '%s': %s", path, strerror(errno));
+        return SG_ERR_INPUT;
+    }
+    kstring_t line = {0}, genome = {0}, pattern = {0};
+    char sub[768] = "", *w[4];
+    long lineno = 0;
+    int r = 0, n_guides = 0, words = 0, got;
+    while (r == 0 && (got = bgzf_getline(fp, '\n', &line)) >= 0) {
+        lineno++;
+        while (line.l && isspace((unsigned char)line.s[line.l - 1])) line.s[--line.l] = 0;
+        if (lineno == 1) {
+            kputs(line.s, &genome);
+            if (!genome.l) snprintf(sub, sizeof sub, "the first line must name the genome folder"), r = SG_ERR_INPUT;
+            continue;
+        }
+        int n = split(line.s, w, 3);
+        if (n == 0) continue;
+        if (!pattern.l) {
+            if (n != 1) {
+                snprintf(sub, sizeof sub, "the pattern line has %d words: seqgpu takes Cas-OFFinder 2's format, "
+                         "without bulge sizes", n);
+                r = SG_ERR_INPUT;
+            }
+            kputs(w[0], &pattern);
+            continue;
+        }
+        long limit;
+        if (n < 2 || n > 3 || sg_parse_int(w[1], 0, SG_MAX_MISMATCHES, &limit) < 0) {
+            snprintf(sub, sizeof sub, "expected 'guide mismatches [id]' with 0 to %d mismatches", SG_MAX_MISMATCHES);
+            r = SG_ERR_INPUT;
+        } else if (words && n != words) {
+            snprintf(sub, sizeof sub, "every guide needs an id when one has: this line has %d words, the first "
+                     "guide's had %d", n, words);
+            r = SG_ERR_INPUT;
+        } else {
+            words = n;
+            r = sg_motif_add_guide(ms, pattern.s, w[0], (int)limit, n == 3 ? w[2] : NULL, sub, sizeof sub);
+            n_guides++;
+        }
+    }
+    if (r == 0 && got < -1) snprintf(sub, sizeof sub, "read error (truncated or corrupt file)"), r = SG_ERR_INPUT;
+    if (r == 0 && !n_guides) {
+        snprintf(sub, sizeof sub, "%s", pattern.l ? "no guides after the pattern" : "no pattern line");
+        r = SG_ERR_INPUT;
+    }
+    if (r < 0) snprintf(err, errsz, "Cas-OFFinder input '%s', line %ld: %s", path, lineno, sub);
+    bgzf_close(fp);
+    if (r == 0) r = list_genome(genome.s, co, err, errsz);
+    free(line.s);
+    free(genome.s);
+    free(pattern.s);
+    if (r < 0) sg_casoff_free(co);
+    return r;
+}
+
+void sg_casoff_free(sg_casoff_t *co)
+{
+    for (int i = 0; i < co->n_files; i++) free(co->files[i]);
+    free(co->files);
+    memset(co, 0, sizeof *co);
+}
