@@ -34,7 +34,8 @@ typedef struct {
     uint64_t *p64;
 } mm_group_t;
 
-typedef void (*cmp32_fn)(const mm_group_t *G, const uint32_t W[4], uint64_t key, sg_hits_t *out);
+typedef struct batch batch_t;
+typedef void (*cmp32_fn)(const mm_group_t *G, const batch_t *b, uint32_t base, sg_hits_t *out);
 
 struct sg_mm {
     mm_group_t *group;
@@ -145,60 +146,87 @@ static inline uint64_t bits_at(const uint64_t *P, size_t off)
     return s ? P[w] >> s | P[w + 1] << (64 - s) : P[w];
 }
 
-/* ---- comparing one window with a group's patterns ---- */
+/* ---- comparing windows with a group's patterns ----
+ * A batch of windows (starts and planes) meets the patterns a vector at a
+ * time: the pattern vectors stay in registers while the windows stream
+ * past, and the loop is left only for a vector with a hit (rare). */
 
-static void cmp32_scalar(const mm_group_t *G, const uint32_t W[4], uint64_t key, sg_hits_t *out)
+#define BATCH 512
+
+struct batch {
+    uint32_t start[BATCH];
+    uint32_t w[BATCH][4]; /* W_A, W_C, W_G, W_T */
+    int n;
+};
+
+static inline void emit_bits(const mm_group_t *G, int i, unsigned bits, uint64_t key, sg_hits_t *out)
+{
+    for (; bits; bits &= bits - 1) sg_hits_push(out, key | G->rank[i + __builtin_ctz(bits)]);
+}
+
+static void cmp32_scalar(const mm_group_t *G, const batch_t *b, uint32_t base, sg_hits_t *out)
 {
     const int n = G->n_pad;
     const uint32_t *gA = G->p32, *gC = gA + n, *gG = gC + n, *gT = gG + n, *C = gT + n;
-    for (int i = 0; i < G->n_pat; i++) {
-        uint32_t match = (W[0] & gA[i]) | (W[1] & gC[i]) | (W[2] & gG[i]) | (W[3] & gT[i]);
-        if ((uint32_t)__builtin_popcount(C[i] & ~match) <= G->limit[i]) sg_hits_push(out, key | G->rank[i]);
-    }
+    for (int i = 0; i < G->n_pat; i++)
+        for (int k = 0; k < b->n; k++) {
+            const uint32_t *W = b->w[k];
+            uint32_t match = (W[0] & gA[i]) | (W[1] & gC[i]) | (W[2] & gG[i]) | (W[3] & gT[i]);
+            if ((uint32_t)__builtin_popcount(C[i] & ~match) <= G->limit[i])
+                sg_hits_push(out, sg_hit_key(base + b->start[k], G->rank[i]));
+        }
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-__attribute__((target("avx2"))) static void cmp32_avx2(const mm_group_t *G, const uint32_t W[4], uint64_t key,
+__attribute__((target("avx2"))) static void cmp32_avx2(const mm_group_t *G, const batch_t *b, uint32_t base,
                                                        sg_hits_t *out)
 {
     const int n = G->n_pad;
     const uint32_t *gA = G->p32, *gC = gA + n, *gG = gC + n, *gT = gG + n, *C = gT + n;
-    const __m256i wA = _mm256_set1_epi32((int)W[0]), wC = _mm256_set1_epi32((int)W[1]);
-    const __m256i wG = _mm256_set1_epi32((int)W[2]), wT = _mm256_set1_epi32((int)W[3]);
     const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
                                          0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
     const __m256i nib = _mm256_set1_epi8(0x0f), ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
     for (int i = 0; i < G->n_pat; i += 8) {
 #define LD(p) _mm256_loadu_si256((const __m256i *)((p) + i))
-        __m256i match = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(wA, LD(gA)), _mm256_and_si256(wC, LD(gC))),
-                                        _mm256_or_si256(_mm256_and_si256(wG, LD(gG)), _mm256_and_si256(wT, LD(gT))));
-        __m256i x = _mm256_andnot_si256(match, LD(C));
-        __m256i c8 = _mm256_add_epi8(_mm256_shuffle_epi8(lut, _mm256_and_si256(x, nib)),
-                                     _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(x, 4), nib)));
-        __m256i c32 = _mm256_madd_epi16(_mm256_maddubs_epi16(c8, ones8), ones16);
-        unsigned over = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(c32, LD(G->limit))));
+        const __m256i pA = LD(gA), pC = LD(gC), pG = LD(gG), pT = LD(gT), pN = LD(C), lim = LD(G->limit);
 #undef LD
-        for (unsigned hit = ~over & 0xffu; hit; hit &= hit - 1) sg_hits_push(out, key | G->rank[i + __builtin_ctz(hit)]);
+        for (int k = 0; k < b->n; k++) {
+            const uint32_t *W = b->w[k];
+            __m256i match = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(_mm256_set1_epi32((int)W[0]), pA),
+                                                            _mm256_and_si256(_mm256_set1_epi32((int)W[1]), pC)),
+                                            _mm256_or_si256(_mm256_and_si256(_mm256_set1_epi32((int)W[2]), pG),
+                                                            _mm256_and_si256(_mm256_set1_epi32((int)W[3]), pT)));
+            __m256i x = _mm256_andnot_si256(match, pN);
+            __m256i c8 = _mm256_add_epi8(_mm256_shuffle_epi8(lut, _mm256_and_si256(x, nib)),
+                                         _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(x, 4), nib)));
+            __m256i c32 = _mm256_madd_epi16(_mm256_maddubs_epi16(c8, ones8), ones16);
+            unsigned over = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(c32, lim)));
+            if (__builtin_expect(over != 0xffu, 0))
+                emit_bits(G, i, ~over & 0xffu, sg_hit_key(base + b->start[k], 0), out);
+        }
     }
 }
 
-__attribute__((target("avx512f,avx512vpopcntdq"))) static void cmp32_avx512(const mm_group_t *G, const uint32_t W[4],
-                                                                             uint64_t key, sg_hits_t *out)
+__attribute__((target("avx512f,avx512vpopcntdq"))) static void cmp32_avx512(const mm_group_t *G, const batch_t *b,
+                                                                             uint32_t base, sg_hits_t *out)
 {
     const int n = G->n_pad;
     const uint32_t *gA = G->p32, *gC = gA + n, *gG = gC + n, *gT = gG + n, *C = gT + n;
-    const __m512i wA = _mm512_set1_epi32((int)W[0]), wC = _mm512_set1_epi32((int)W[1]);
-    const __m512i wG = _mm512_set1_epi32((int)W[2]), wT = _mm512_set1_epi32((int)W[3]);
     for (int i = 0; i < G->n_pat; i += 16) {
 #define LD(p) _mm512_loadu_si512((const void *)((p) + i))
-        __m512i match = _mm512_or_si512(_mm512_or_si512(_mm512_and_si512(wA, LD(gA)), _mm512_and_si512(wC, LD(gC))),
-                                        _mm512_or_si512(_mm512_and_si512(wG, LD(gG)), _mm512_and_si512(wT, LD(gT))));
-        __m512i c = _mm512_popcnt_epi32(_mm512_andnot_si512(match, LD(C)));
-        unsigned hit = _mm512_cmple_epu32_mask(c, LD(G->limit));
+        const __m512i pA = LD(gA), pC = LD(gC), pG = LD(gG), pT = LD(gT), pN = LD(C), lim = LD(G->limit);
 #undef LD
-        for (; hit; hit &= hit - 1) sg_hits_push(out, key | G->rank[i + __builtin_ctz(hit)]);
+        for (int k = 0; k < b->n; k++) {
+            const uint32_t *W = b->w[k];
+            __m512i match = _mm512_or_si512(_mm512_or_si512(_mm512_and_si512(_mm512_set1_epi32((int)W[0]), pA),
+                                                            _mm512_and_si512(_mm512_set1_epi32((int)W[1]), pC)),
+                                            _mm512_or_si512(_mm512_and_si512(_mm512_set1_epi32((int)W[2]), pG),
+                                                            _mm512_and_si512(_mm512_set1_epi32((int)W[3]), pT)));
+            unsigned hit = _mm512_cmple_epu32_mask(_mm512_popcnt_epi32(_mm512_andnot_si512(match, pN)), lim);
+            if (__builtin_expect(hit != 0, 0)) emit_bits(G, i, hit, sg_hit_key(base + b->start[k], 0), out);
+        }
     }
 }
 
@@ -214,7 +242,7 @@ static cmp32_fn pick_cmp32(int *avx2)
 }
 
 /* Four base bitmaps of n bytes: bit b of each byte's base set, 32 bytes at a time. */
-__attribute__((target("avx2"))) static void bitmaps_avx2(const uint8_t *enc, size_t n, uint64_t *P[4])
+__attribute__((target("avx2"))) static void bitmaps_avx2(const uint8_t *enc, size_t n, uint64_t *P[5])
 {
     for (size_t i = 0; i < n; i += 64) {
         __m256i x0 = _mm256_loadu_si256((const __m256i *)(enc + i));
@@ -238,7 +266,7 @@ static cmp32_fn pick_cmp32(int *avx2)
 }
 #endif
 
-static void bitmaps_any(const uint8_t *enc, size_t n, uint64_t *P[4])
+static void bitmaps_any(const uint8_t *enc, size_t n, uint64_t *P[5])
 {
     for (size_t i = 0; i < n; i += 64) {
         uint64_t w[4] = {0, 0, 0, 0};
@@ -248,7 +276,7 @@ static void bitmaps_any(const uint8_t *enc, size_t n, uint64_t *P[4])
     }
 }
 
-static void cmp64(const mm_group_t *G, const uint64_t *P[4], size_t s, uint64_t key, sg_hits_t *out)
+static void cmp64(const mm_group_t *G, const uint64_t *const P[5], size_t s, uint64_t key, sg_hits_t *out)
 {
     uint64_t W[64][4];
     for (int w = 0; w < G->n_words; w++) {
@@ -267,12 +295,77 @@ static void cmp64(const mm_group_t *G, const uint64_t *P[4], size_t s, uint64_t 
     }
 }
 
+/* Append to b the windows of the starts s0 + k for each bit k of pass: their
+ * planes come out of lo and hi, the two words of each bitmap at s0. */
+static void fill_any(batch_t *b, const uint64_t lo[4], const uint64_t hi[4], uint64_t pass, uint32_t s0, uint32_t keep)
+{
+    for (; pass; pass &= pass - 1) {
+        unsigned k = (unsigned)__builtin_ctzll(pass);
+        int i = b->n++;
+        b->start[i] = s0 + k;
+        for (int p = 0; p < 4; p++) b->w[i][p] = (uint32_t)(k ? lo[p] >> k | hi[p] << (64 - k) : lo[p]) & keep;
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same with the four planes in one vector: variable shifts (a count of
+ * 64 gives 0, so k = 0 needs no case of its own), then the low halves. */
+__attribute__((target("avx2"))) static void fill_avx2(batch_t *b, const uint64_t lo[4], const uint64_t hi[4],
+                                                      uint64_t pass, uint32_t s0, uint32_t keep)
+{
+    const __m256i vlo = _mm256_loadu_si256((const __m256i *)lo), vhi = _mm256_loadu_si256((const __m256i *)hi);
+    const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6), k64 = _mm256_set1_epi64x(64);
+    const __m128i vkeep = _mm_set1_epi32((int)keep);
+    for (; pass; pass &= pass - 1) {
+        unsigned k = (unsigned)__builtin_ctzll(pass);
+        int i = b->n++;
+        b->start[i] = s0 + k;
+        __m256i vk = _mm256_set1_epi64x(k);
+        __m256i w = _mm256_or_si256(_mm256_srlv_epi64(vlo, vk), _mm256_sllv_epi64(vhi, _mm256_sub_epi64(k64, vk)));
+        __m128i w32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(w, low_halves));
+        _mm_storeu_si128((__m128i *)b->w[i], _mm_and_si128(w32, vkeep));
+    }
+}
+#endif
+
+/* pass[w] bit k: the start 64w + k has the group's PAM. Whole bitmaps are
+ * shifted and ANDed, one PAM position at a time (loops that vectorise). */
+static void pam_pass(const mm_group_t *G, const uint64_t *const P[5], size_t n_words, uint64_t *pass)
+{
+    for (size_t w = 0; w < n_words; w++) pass[w] = ~0ull;
+    for (int k = 0; k < G->n_pam; k++) {
+        const uint64_t *src[4];
+        int ns = 0;
+        uint8_t set = G->pam_set[k];
+        if (set == 15) src[ns++] = P[4];
+        else
+            for (int b = 0; b < 4; b++)
+                if (set >> b & 1) src[ns++] = P[b];
+        size_t q = (size_t)G->pam_pos[k] >> 6;
+        unsigned r = (unsigned)G->pam_pos[k] & 63;
+        if (ns == 1) {
+            const uint64_t *x = src[0] + q;
+            if (r == 0)
+                for (size_t w = 0; w < n_words; w++) pass[w] &= x[w];
+            else
+                for (size_t w = 0; w < n_words; w++) pass[w] &= x[w] >> r | x[w + 1] << (64 - r);
+        } else {
+            for (size_t w = 0; w < n_words; w++) {
+                uint64_t in = 0;
+                for (int i = 0; i < ns; i++) in |= r ? src[i][q + w] >> r | src[i][q + w + 1] << (64 - r) : src[i][q + w];
+                pass[w] &= in;
+            }
+        }
+    }
+}
+
 void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, size_t n, uint32_t base, sg_hits_t *out)
 {
-    /* bitmaps over every byte a window of a start below n reads, plus a word for bits_at */
+    /* bitmaps over every byte a window of a start below n reads, plus a word
+     * for bits_at; the fifth is any base (a PAM's N) */
     size_t span = (n + mm->max_len + 63) / 64 * 64, words = span / 64 + 1;
-    uint64_t *store = sg_malloc(4 * words * sizeof *store), *P[4];
-    for (int b = 0; b < 4; b++) {
+    uint64_t *store = sg_malloc(5 * words * sizeof *store), *P[5];
+    for (int b = 0; b < 5; b++) {
         P[b] = store + b * words;
         P[b][words - 1] = 0;
     }
@@ -281,31 +374,45 @@ void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, size_t n, uint32_t base, 
     else
 #endif
         bitmaps_any(enc, span, P);
-    const uint64_t *cP[4] = {P[0], P[1], P[2], P[3]};
+    for (size_t w = 0; w + 1 < words; w++) P[4][w] = P[0][w] | P[1][w] | P[2][w] | P[3][w];
+    const uint64_t *cP[5] = {P[0], P[1], P[2], P[3], P[4]};
+    batch_t *batch = sg_malloc(sizeof *batch);
+    size_t n_words = (n + 63) / 64;
+    uint64_t *pass_w = sg_malloc((n_words + 1) * sizeof *pass_w);
     for (int g = 0; g < mm->n_group; g++) {
         const mm_group_t *G = &mm->group[g];
+        const uint32_t keep = G->len >= 32 ? ~0u : (1u << G->len) - 1;
+        batch->n = 0;
+        pam_pass(G, cP, n_words, pass_w);
         for (size_t s0 = 0; s0 < n; s0 += 64) {
-            uint64_t pass = n - s0 >= 64 ? ~0ull : (1ull << (n - s0)) - 1;
-            for (int k = 0; k < G->n_pam && pass; k++) {
-                size_t off = s0 + G->pam_pos[k];
-                uint8_t set = G->pam_set[k];
-                uint64_t in = 0;
-                for (int b = 0; b < 4; b++)
-                    if (set >> b & 1) in |= bits_at(cP[b], off);
-                pass &= in;
-            }
-            for (; pass; pass &= pass - 1) {
-                size_t s = s0 + __builtin_ctzll(pass);
-                uint64_t key = sg_hit_key(base + s, 0);
-                if (G->p32) {
-                    uint32_t keep = G->len == 32 ? ~0u : (1u << G->len) - 1, W[4];
-                    for (int b = 0; b < 4; b++) W[b] = (uint32_t)bits_at(cP[b], s) & keep;
-                    mm->cmp32(G, W, key, out);
-                } else {
-                    cmp64(G, cP, s, key, out);
+            uint64_t pass = pass_w[s0 >> 6] & (n - s0 >= 64 ? ~0ull : (1ull << (n - s0)) - 1);
+            if (!G->p32) {
+                for (; pass; pass &= pass - 1) {
+                    size_t s = s0 + __builtin_ctzll(pass);
+                    cmp64(G, cP, s, sg_hit_key(base + s, 0), out);
                 }
+                continue;
             }
+            if (!pass) continue;
+            /* the planes of the windows at s0 + k (k < 64, len <= 32) lie in two words of each bitmap */
+            uint64_t lo[4], hi[4];
+            for (int b = 0; b < 4; b++) {
+                lo[b] = cP[b][s0 >> 6];
+                hi[b] = cP[b][(s0 >> 6) + 1];
+            }
+            if (batch->n + 64 > BATCH) {
+                mm->cmp32(G, batch, base, out);
+                batch->n = 0;
+            }
+#if defined(__x86_64__) && defined(__GNUC__)
+            if (mm->avx2) fill_avx2(batch, lo, hi, pass, (uint32_t)s0, keep);
+            else
+#endif
+                fill_any(batch, lo, hi, pass, (uint32_t)s0, keep);
         }
+        if (batch->n) mm->cmp32(G, batch, base, out);
     }
+    free(pass_w);
+    free(batch);
     free(store);
 }
