@@ -231,6 +231,9 @@ def gen(a):
                 kind = rnd.random()
                 for i in range(at, min(n, at + rnd.randint(1, 30))):
                     s[i] = 'N' if kind < 0.4 else rnd.choice('RYKMSWN') if kind < 0.6 else s[i].lower()
+            if s and rnd.random() < 0.3:  # a record that ends inside a PAM
+                tail = list(rnd.choice(guides) + pam)[:a.guide_len + rnd.randrange(max(1, len(pam)))]
+                s = s[:max(0, n - len(tail))] + tail
             f.write('>rec%d some description\n' % r)
             width = rnd.choice([60, 61, 1000000])
             seq = ''.join(s)
