@@ -38,8 +38,11 @@ typedef struct {
     int id;
     char name[128];
     sg_dlimits_t lim;
-    uint8_t *masks; /* the plan, on this device */
+    uint8_t *masks, *pam; /* the plan, on this device */
     sg_dpat_t *pats;
+    sg_dmm_group_t *mm_groups;
+    uint8_t *mm_pam_pos, *mm_pam_set;
+    uint32_t *mm_planes, *mm_ids;
     uint32_t *sunday_ids, *vector_ids;
     unsigned long long *qbits;
     uint32_t *slot_key, *slot_start, *slot_n, *ent;
@@ -59,9 +62,22 @@ typedef struct {
     int busy;
 } slot_t;
 
+/* The mismatch kernel's tables, flattened for the device (sg_dmm_group_t). */
+typedef struct {
+    sg_dmm_group_t *groups;
+    int n_groups;
+    uint8_t *pam_pos, *pam_set;
+    size_t n_pam;
+    uint32_t *planes;
+    size_t n_planes;
+    uint32_t *ids;   /* patterns of windows longer than 32 */
+    int n_ids;
+} mm_tables_t;
+
 typedef struct {
     const sg_motif_set_t *ms;
     sg_plan_t plan;
+    mm_tables_t mm;
     int skip_masked;
     uint32_t masks_len;
     size_t overlap;          /* longest motif - 1 */
@@ -105,20 +121,74 @@ static int upload(void **dst, const void *src, size_t n, char *err, size_t errsz
     return 0;
 }
 
+/* The plan's mismatch index as the device's flat tables. */
+static void mm_tables(const sg_mm_t *mm, mm_tables_t *t)
+{
+    int n = sg_mm_n_groups(mm);
+    sg_mm_group_view_t v;
+    size_t pams = 0, planes = 0, ids = 0;
+    for (int g = 0; g < n; g++) {
+        sg_mm_group(mm, g, &v);
+        if (v.p32) pams += v.n_pam, planes += 7 * (size_t)v.n_pad;
+        else ids += v.n_pat;
+    }
+    t->groups = sg_calloc(n + 1, sizeof *t->groups);
+    t->pam_pos = sg_malloc(pams + 1);
+    t->pam_set = sg_malloc(pams + 1);
+    t->planes = sg_malloc((planes + 1) * sizeof *t->planes);
+    t->ids = sg_malloc((ids + 1) * sizeof *t->ids);
+    for (int g = 0; g < n; g++) {
+        sg_mm_group(mm, g, &v);
+        if (!v.p32) {
+            for (int i = 0; i < v.n_pat; i++) t->ids[t->n_ids++] = (uint32_t)v.pat[i];
+            continue;
+        }
+        t->groups[t->n_groups++] = (sg_dmm_group_t){(uint32_t)v.len, (uint32_t)v.n_pam, (uint32_t)t->n_pam,
+                                                     (uint32_t)v.n_pat, (uint32_t)v.n_pad, (uint32_t)t->n_planes};
+        for (int k = 0; k < v.n_pam; k++) {
+            t->pam_pos[t->n_pam] = (uint8_t)v.pam_pos[k];
+            t->pam_set[t->n_pam++] = v.pam_set[k];
+        }
+        memcpy(t->planes + t->n_planes, v.p32, 5 * (size_t)v.n_pad * sizeof *v.p32);
+        memcpy(t->planes + t->n_planes + 5 * (size_t)v.n_pad, v.limit, v.n_pad * sizeof *v.limit);
+        memcpy(t->planes + t->n_planes + 6 * (size_t)v.n_pad, v.rank, v.n_pad * sizeof *v.rank);
+        t->n_planes += 7 * (size_t)v.n_pad;
+    }
+}
+
+static void mm_tables_free(mm_tables_t *t)
+{
+    free(t->groups);
+    free(t->pam_pos);
+    free(t->pam_set);
+    free(t->planes);
+    free(t->ids);
+    memset(t, 0, sizeof *t);
+}
+
 /* The plan's tables on device d. */
 static int upload_plan(cuda_t *st, device_t *d, char *err, size_t errsz)
 {
     const sg_motif_set_t *ms = st->ms;
-    uint8_t *masks = sg_malloc(st->masks_len + 1);
+    uint8_t *masks = sg_malloc(st->masks_len + 1), *pam = sg_calloc(st->masks_len + 1, 1);
     sg_dpat_t *pats = sg_malloc((ms->n_pat + 1) * sizeof *pats);
     uint32_t off = 0;
     for (int i = 0; i < ms->n_pat; i++) {
-        memcpy(masks + off, ms->pat[i].mask, ms->pat[i].len);
-        pats[i] = (sg_dpat_t){off, (uint32_t)ms->pat[i].len, ms->pat[i].rank};
-        off += ms->pat[i].len;
+        const sg_pattern_t *p = &ms->pat[i];
+        memcpy(masks + off, p->mask, p->len);
+        if (p->pam) memcpy(pam + off, p->pam, p->len);
+        pats[i] = (sg_dpat_t){off, (uint32_t)p->len, p->rank, (uint32_t)p->max_mm};
+        off += p->len;
     }
+    const mm_tables_t *t = &st->mm;
     int r = upload((void **)&d->masks, masks, st->masks_len, err, errsz);
+    if (!r) r = upload((void **)&d->pam, pam, st->masks_len, err, errsz);
     if (!r) r = upload((void **)&d->pats, pats, ms->n_pat * sizeof *pats, err, errsz);
+    if (!r) r = upload((void **)&d->mm_groups, t->groups, t->n_groups * sizeof *t->groups, err, errsz);
+    if (!r) r = upload((void **)&d->mm_pam_pos, t->pam_pos, t->n_pam, err, errsz);
+    if (!r) r = upload((void **)&d->mm_pam_set, t->pam_set, t->n_pam, err, errsz);
+    if (!r) r = upload((void **)&d->mm_planes, t->planes, t->n_planes * sizeof *t->planes, err, errsz);
+    if (!r) r = upload((void **)&d->mm_ids, t->ids, t->n_ids * sizeof *t->ids, err, errsz);
     if (!r) r = upload((void **)&d->sunday_ids, st->plan.sunday, st->plan.n_sunday * sizeof(int), err, errsz);
     if (!r) r = upload((void **)&d->vector_ids, st->plan.vector, st->plan.n_vector * sizeof(int), err, errsz);
     if (!r && st->plan.qgram) {
@@ -132,6 +202,7 @@ static int upload_plan(cuda_t *st, device_t *d, char *err, size_t errsz)
         if (!r) r = upload((void **)&d->ent, v.ent, v.n_ent * 12, err, errsz);
     }
     free(masks);
+    free(pam);
     free(pats);
     return r;
 }
@@ -181,7 +252,8 @@ static void slot_free(slot_t *s)
 static void device_free(device_t *d)
 {
     cudaSetDevice(d->id);
-    void *p[] = {d->masks, d->pats, d->sunday_ids, d->vector_ids, d->qbits, d->slot_key, d->slot_start, d->slot_n, d->ent};
+    void *p[] = {d->masks, d->pam, d->pats, d->sunday_ids, d->vector_ids, d->qbits, d->slot_key, d->slot_start,
+                 d->slot_n, d->ent, d->mm_groups, d->mm_pam_pos, d->mm_pam_set, d->mm_planes, d->mm_ids};
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) cudaFree(p[i]);
 }
 
@@ -271,6 +343,9 @@ static int scan_window(cuda_t *st, slot_t *s, const sg_chunk_t *c, size_t a, siz
         .masks = d->masks, .pats = d->pats, .masks_len = st->masks_len,
         .sunday_ids = d->sunday_ids, .n_sunday = st->plan.n_sunday,
         .vector_ids = d->vector_ids, .n_vector = st->plan.n_vector,
+        .mm_groups = d->mm_groups, .n_mm_groups = st->mm.n_groups,
+        .mm_pam_pos = d->mm_pam_pos, .mm_pam_set = d->mm_pam_set, .mm_planes = d->mm_planes,
+        .pam = d->pam, .mm_ids = d->mm_ids, .n_mm_ids = st->mm.n_ids, .n_text = bytes,
     };
     if (st->plan.qgram) {
         sg_qgram_view_t v;
@@ -411,6 +486,7 @@ static void cuda_destroy(sg_backend_t *be)
     for (int i = 0; i < st->n_slot; i++) slot_free(&st->slot[i]);
     for (int i = 0; i < st->n_dev; i++) device_free(&st->dev[i]);
     if (st->fallback) st->fallback->free(st->fallback);
+    mm_tables_free(&st->mm);
     sg_plan_free(&st->plan);
     pthread_mutex_destroy(&st->mu);
     pthread_cond_destroy(&st->cv);
@@ -471,9 +547,11 @@ int sg_backend_cuda(const sg_backend_opts_t *o, sg_backend_t **out, char *err, s
     for (int i = 0; i < o->motifs->n_pat; i++) st->masks_len += o->motifs->pat[i].len;
     int r = check_devices(st, o, err, errsz);
     if (r == 0) r = sg_plan_make(o->motifs, o->kernel ? o->kernel : "auto", VECTOR_MAX, &st->plan, err, errsz);
+    if (r == 0 && st->plan.mm) mm_tables(st->plan.mm, &st->mm);
     if (r == 0 && o->fallback) r = sg_backend_cpu(o, &st->fallback, err, errsz);
     if (r < 0) {
         if (st->fallback) st->fallback->free(st->fallback);
+        mm_tables_free(&st->mm);
         sg_plan_free(&st->plan);
         free(st);
         return r;
@@ -490,6 +568,7 @@ int sg_backend_cuda(const sg_backend_opts_t *o, sg_backend_t **out, char *err, s
     be->priv = st;
     if (pthread_create(&st->init_thread, NULL, init_main, st) != 0) {
         snprintf(err, errsz, "cannot start the device set-up thread");
+        mm_tables_free(&st->mm);
         sg_plan_free(&st->plan);
         if (st->fallback) st->fallback->free(st->fallback);
         free(st);

@@ -193,6 +193,137 @@ __global__ void __launch_bounds__(kThreads) k_qgram(const sg_dscan_t a)
     }
 }
 
+// ---- mismatch search: PAM groups of windows up to 32 bases ---------------
+// A block takes tiles of 32 starts per thread. Its text becomes four base
+// bitmaps in shared memory (a warp ballot per 32 bytes). Per PAM group, each
+// thread ANDs the shifted bitmaps of the PAM positions over its 32 starts; a
+// block-wide prefix sum places the windows that pass in a shared list, with
+// their bit planes; then every thread takes one pattern (in registers) and
+// runs down the list: mismatches = popc(C & ~((W_A & G_A) | ... )).
+constexpr int kMMTile = 32 * kThreads;         // starts per tile
+constexpr int kMMPlaneWords = kMMTile / 32 + 2; // the tile, the 32 bases a window reaches past it, and one for the funnel
+constexpr int kMMCap = 2048;                   // windows listed at once
+
+// 32 bits of a shared bitmap from bit 32 * word + off on (off < 32)
+__device__ __forceinline__ uint32_t plane_bits(const uint32_t *p, int word, uint32_t off)
+{
+    return __funnelshift_r(p[word + (off >> 5)], p[word + (off >> 5) + 1], off & 31);
+}
+
+__global__ void __launch_bounds__(kThreads) k_mm32(const sg_dscan_t a)
+{
+    __shared__ uint32_t plane[4][kMMPlaneWords];
+    __shared__ uint32_t cand_start[kMMCap];
+    __shared__ uint4 cand_w[kMMCap];
+    __shared__ uint32_t warp_sum[kThreads / 32 + 1];
+    const uint32_t fold = a.skip_masked ? 0xff : 0xdf;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, n_warps = blockDim.x >> 5;
+    const uint64_t n_tiles = (a.n_start + kMMTile - 1) / kMMTile;
+    for (uint64_t tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
+        const uint64_t t0 = tile * kMMTile;
+        for (int wd = warp; wd < kMMPlaneWords; wd += n_warps) {
+            const uint64_t i = t0 + 32ull * wd + lane;
+            const uint32_t c = i < a.n_text ? base_class(a.text[i], fold) : 0;
+            const uint32_t bA = __ballot_sync(0xffffffffu, c & 1), bC = __ballot_sync(0xffffffffu, c & 2);
+            const uint32_t bG = __ballot_sync(0xffffffffu, c & 4), bT = __ballot_sync(0xffffffffu, c & 8);
+            if (lane == 0) {
+                plane[0][wd] = bA;
+                plane[1][wd] = bC;
+                plane[2][wd] = bG;
+                plane[3][wd] = bT;
+            }
+        }
+        __syncthreads();
+        const int wd = threadIdx.x;
+        const uint64_t s0 = t0 + 32ull * wd;
+        for (int g = 0; g < a.n_mm_groups; g++) {
+            const sg_dmm_group_t G = a.mm_groups[g];
+            uint32_t pass = 0;
+            if (s0 < a.n_start) {
+                pass = a.n_start - s0 >= 32 ? ~0u : (1u << (a.n_start - s0)) - 1;
+                for (uint32_t k = 0; k < G.n_pam && pass; k++) {
+                    const uint32_t pos = a.mm_pam_pos[G.pam_off + k], set = a.mm_pam_set[G.pam_off + k];
+                    uint32_t in = 0;
+#pragma unroll
+                    for (int b = 0; b < 4; b++)
+                        if (set >> b & 1) in |= plane_bits(plane[b], wd, pos);
+                    pass &= in;
+                }
+            }
+            // where this thread's windows go in the block's list: an exclusive prefix sum
+            const uint32_t cnt = __popc(pass);
+            uint32_t incl = cnt;
+#pragma unroll
+            for (int d = 1; d < 32; d <<= 1) {
+                const uint32_t y = __shfl_up_sync(0xffffffffu, incl, d);
+                if (lane >= d) incl += y;
+            }
+            if (lane == 31) warp_sum[warp] = incl;
+            __syncthreads();
+            if (warp == 0) {
+                uint32_t v = lane < n_warps ? warp_sum[lane] : 0, x = v;
+#pragma unroll
+                for (int d = 1; d < 32; d <<= 1) {
+                    const uint32_t y = __shfl_up_sync(0xffffffffu, x, d);
+                    if (lane >= d) x += y;
+                }
+                if (lane < n_warps) warp_sum[lane] = x - v;
+                if (lane == n_warps - 1) warp_sum[kThreads / 32] = x;
+            }
+            __syncthreads();
+            const uint32_t first = warp_sum[warp] + incl - cnt, total = warp_sum[kThreads / 32];
+            const uint32_t keep = G.len >= 32 ? ~0u : (1u << G.len) - 1;
+            const uint32_t *pl = a.mm_planes + G.plane_off;
+            for (uint32_t r0 = 0; r0 < total; r0 += kMMCap) {
+                if (cnt && first < r0 + kMMCap && first + cnt > r0) {
+                    uint32_t idx = first;
+                    for (uint32_t b = pass; b; b &= b - 1, idx++) {
+                        if (idx < r0 || idx >= r0 + kMMCap) continue;
+                        const uint32_t k = __ffs(b) - 1;
+                        cand_start[idx - r0] = 32 * wd + k;
+                        cand_w[idx - r0] = make_uint4(plane_bits(plane[0], wd, k) & keep, plane_bits(plane[1], wd, k) & keep,
+                                                      plane_bits(plane[2], wd, k) & keep, plane_bits(plane[3], wd, k) & keep);
+                    }
+                }
+                __syncthreads();
+                const uint32_t n_c = min(total - r0, (uint32_t)kMMCap);
+                for (uint32_t g0 = 0; g0 < G.n_pat; g0 += blockDim.x) {
+                    const uint32_t gw = min(G.n_pat - g0, blockDim.x), per = blockDim.x / gw;
+                    if (threadIdx.x >= per * gw) continue;
+                    const uint32_t i = g0 + threadIdx.x % gw, n = G.n_pad;
+                    const uint32_t gA = pl[i], gC = pl[n + i], gG = pl[2 * n + i], gT = pl[3 * n + i];
+                    const uint32_t C = pl[4 * n + i], lim = pl[5 * n + i], rank = pl[6 * n + i];
+                    for (uint32_t c = threadIdx.x / gw; c < n_c; c += per) {
+                        const uint4 w = cand_w[c];
+                        const uint32_t match = (w.x & gA) | (w.y & gC) | (w.z & gG) | (w.w & gT);
+                        if ((uint32_t)__popc(C & ~match) <= lim) emit(a, t0 + cand_start[c], rank);
+                    }
+                }
+                __syncthreads();
+            }
+            __syncthreads(); // warp_sum and the planes are read no more
+        }
+    }
+}
+
+// ---- mismatch search: any window, one pattern at a time -------------------
+__global__ void __launch_bounds__(kThreads) k_mm_any(const sg_dscan_t a)
+{
+    const uint32_t fold = a.skip_masked ? 0xff : 0xdf;
+    for (uint64_t s = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; s < a.n_start;
+         s += (uint64_t)gridDim.x * blockDim.x) {
+        for (int k = 0; k < a.n_mm_ids; k++) {
+            const sg_dpat_t p = a.pats[a.mm_ids[k]];
+            uint32_t mm = 0;
+            for (uint32_t j = 0; j < p.len && mm <= p.max_mm; j++) {
+                const bool hit = base_class(a.text[s + j], fold) & a.masks[p.off + j];
+                if (!hit) mm += a.pam[p.off + j] ? p.max_mm + 1 : 1; // a PAM position must match
+            }
+            if (mm <= p.max_mm) emit(a, s, p.rank);
+        }
+    }
+}
+
 size_t qgram_smem(const sg_dscan_t *a) { return a->qbits_words * sizeof(unsigned long long); }
 
 unsigned grid_for(uint64_t work_items, const sg_dlimits_t *lim)
@@ -235,6 +366,16 @@ extern "C" cudaError_t sg_cuda_scan(const sg_dscan_t *a, const sg_dlimits_t *lim
     if (a->n_vector) {
         uint64_t threads = (a->n_start + kWarpStarts - 1) / kWarpStarts * 32;
         k_vector<<<grid_for(threads, lim), kThreads, 0, s>>>(*a);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+    }
+    if (a->n_mm_groups) {
+        k_mm32<<<grid_for((a->n_start + 31) / 32, lim), kThreads, 0, s>>>(*a);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+    }
+    if (a->n_mm_ids) {
+        k_mm_any<<<grid_for(a->n_start, lim), kThreads, 0, s>>>(*a);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
     }

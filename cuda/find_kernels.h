@@ -17,10 +17,19 @@ extern "C" {
  * non-base byte by the host. */
 #define SG_DEV_PAD 256
 
-/* One pattern: its base sets are masks[off .. off + len). */
+/* One pattern: its base sets are masks[off .. off + len), its PAM flags
+ * pam[off .. off + len) (1: exact, never counted). */
 typedef struct {
-    uint32_t off, len, rank;
+    uint32_t off, len, rank, max_mm;
 } sg_dpat_t;
+
+/* A PAM group of the mismatch kernel (sg_mm_group_view_t on the device):
+ * windows of len <= 32 bases, the PAM positions pam_pos/pam_set[pam_off ..
+ * + n_pam), the patterns' planes at planes[plane_off ..): G_A, G_C, G_G,
+ * G_T, C, limit, rank, n_pad words each. */
+typedef struct {
+    uint32_t len, n_pam, pam_off, n_pat, n_pad, plane_off;
+} sg_dmm_group_t;
 
 typedef struct {
     const uint8_t *text;       /* chunk bytes (owned starts, overlap, then SG_DEV_PAD pad bytes) */
@@ -42,6 +51,16 @@ typedef struct {
     const uint32_t *slot_key, *slot_start, *slot_n;
     uint32_t slot_mask;
     const uint32_t *ent;
+    /* mismatch search: PAM groups of windows up to 32 bases (bit planes), and
+     * the patterns of longer windows one by one (mm_ids into pats) */
+    const sg_dmm_group_t *mm_groups;
+    int n_mm_groups;
+    const uint8_t *mm_pam_pos, *mm_pam_set;
+    const uint32_t *mm_planes;
+    const uint8_t *pam;        /* PAM flags of all patterns, beside masks */
+    const uint32_t *mm_ids;
+    int n_mm_ids;
+    uint64_t n_text;           /* bytes of text readable (owned starts, overlap, pad) */
     /* output: hit keys (start << 32 | rank) through an atomic counter; a
      * count over cap means the buffer was too small (nothing is written past it) */
     unsigned long long *hits;

@@ -37,13 +37,13 @@ typedef struct {
     char name[128];
     cl_uint units;
     size_t group;             /* work-group size */
-    cl_mem masks, pats, ids, qbits, slot_key, slot_start, slot_n, ent;
+    cl_mem masks, pats, ids, qbits, slot_key, slot_start, slot_n, ent, pam, mm_pats;
 } device_t;
 
 typedef struct {
     device_t *dev;
     cl_command_queue queue;
-    cl_kernel k_ranges, k_qgram;
+    cl_kernel k_ranges, k_qgram, k_mismatch;
     cl_mem text, hits, count;
     size_t hits_cap;
     int busy;
@@ -183,16 +183,29 @@ static int build_program(ocl_t *st, cl_device_id *ids, char *err, size_t errsz)
 static int upload_plan(ocl_t *st, device_t *d, char *err, size_t errsz)
 {
     const sg_motif_set_t *ms = st->ms;
-    uint8_t *masks = sg_malloc(st->masks_len + 1);
+    uint8_t *masks = sg_malloc(st->masks_len + 1), *pam = sg_calloc(st->masks_len + 1, 1);
     uint32_t *pats = sg_malloc((3 * ms->n_pat + 1) * sizeof *pats), off = 0;
+    uint32_t *mm_pats = sg_malloc((4 * st->plan.n_approx + 1) * sizeof *mm_pats), *offs = sg_malloc((ms->n_pat + 1) * 4);
     for (int i = 0; i < ms->n_pat; i++) {
-        memcpy(masks + off, ms->pat[i].mask, ms->pat[i].len);
-        pats[3 * i] = off;
-        pats[3 * i + 1] = (uint32_t)ms->pat[i].len;
-        pats[3 * i + 2] = ms->pat[i].rank;
-        off += ms->pat[i].len;
+        const sg_pattern_t *p = &ms->pat[i];
+        memcpy(masks + off, p->mask, p->len);
+        if (p->pam) memcpy(pam + off, p->pam, p->len);
+        pats[3 * i] = offs[i] = off;
+        pats[3 * i + 1] = (uint32_t)p->len;
+        pats[3 * i + 2] = p->rank;
+        off += p->len;
+    }
+    for (int k = 0; k < st->plan.n_approx; k++) {
+        const sg_pattern_t *p = &ms->pat[st->plan.approx[k]];
+        uint32_t *m = mm_pats + 4 * k;
+        m[0] = offs[st->plan.approx[k]];
+        m[1] = (uint32_t)p->len;
+        m[2] = p->rank;
+        m[3] = (uint32_t)p->max_mm;
     }
     int r = buffer(st, &d->masks, masks, st->masks_len, err, errsz);
+    if (!r) r = buffer(st, &d->pam, pam, st->masks_len, err, errsz);
+    if (!r) r = buffer(st, &d->mm_pats, mm_pats, 4 * st->plan.n_approx * sizeof *mm_pats, err, errsz);
     if (!r) r = buffer(st, &d->pats, pats, 3 * ms->n_pat * sizeof *pats, err, errsz);
     /* seed 001's range kernel takes every pattern the q-gram filter does not: the plan's vector list */
     if (!r) r = buffer(st, &d->ids, st->plan.vector, st->plan.n_vector * sizeof *st->plan.vector, err, errsz);
@@ -207,7 +220,10 @@ static int upload_plan(ocl_t *st, device_t *d, char *err, size_t errsz)
         if (!r) r = buffer(st, &d->ent, v.ent, v.n_ent * 12, err, errsz);
     }
     free(masks);
+    free(pam);
     free(pats);
+    free(mm_pats);
+    free(offs);
     return r;
 }
 
@@ -234,6 +250,8 @@ static int slot_init(ocl_t *st, slot_t *s, device_t *d, char *err, size_t errsz)
     CK(e, "clCreateKernel (find_ranges)");
     s->k_qgram = clCreateKernel(st->prog, "find_qgram", &e);
     CK(e, "clCreateKernel (find_qgram)");
+    s->k_mismatch = clCreateKernel(st->prog, "find_mismatch", &e);
+    CK(e, "clCreateKernel (find_mismatch)");
     s->text = clCreateBuffer(st->ctx, CL_MEM_READ_ONLY, text_bytes(st->window, st->overlap), NULL, &e);
     CK(e, "clCreateBuffer (text)");
     s->count = clCreateBuffer(st->ctx, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &e);
@@ -300,6 +318,23 @@ static int run_kernels(ocl_t *st, slot_t *s, uint64_t n, char *err, size_t errsz
         CK(clSetKernelArg(k, a++, sizeof cap, &cap), "clSetKernelArg");
         CK(clSetKernelArg(k, a++, st->bits_local ? words * sizeof(cl_ulong) : 8, NULL), "clSetKernelArg");
         CK(clEnqueueNDRangeKernel(s->queue, k, 1, NULL, &global, &d->group, 0, NULL, NULL), "running find_qgram");
+    }
+    if (st->plan.n_approx) {
+        size_t global = (size_t)((n + d->group - 1) / d->group * d->group);
+        cl_uint n_mm = (cl_uint)st->plan.n_approx;
+        cl_kernel k = s->k_mismatch;
+        int a = 0;
+        CK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->text), "clSetKernelArg");
+        CK(clSetKernelArg(k, a++, sizeof n_start, &n_start), "clSetKernelArg");
+        CK(clSetKernelArg(k, a++, sizeof(cl_mem), &d->masks), "clSetKernelArg");
+        CK(clSetKernelArg(k, a++, sizeof(cl_mem), &d->pam), "clSetKernelArg");
+        CK(clSetKernelArg(k, a++, sizeof(cl_mem), &d->mm_pats), "clSetKernelArg");
+        CK(clSetKernelArg(k, a++, sizeof n_mm, &n_mm), "clSetKernelArg");
+        CK(clSetKernelArg(k, a++, sizeof st->fold, &st->fold), "clSetKernelArg");
+        CK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->hits), "clSetKernelArg");
+        CK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->count), "clSetKernelArg");
+        CK(clSetKernelArg(k, a++, sizeof cap, &cap), "clSetKernelArg");
+        CK(clEnqueueNDRangeKernel(s->queue, k, 1, NULL, &global, &d->group, 0, NULL, NULL), "running find_mismatch");
     }
     return 0;
 }
@@ -380,13 +415,15 @@ static void ocl_destroy(sg_backend_t *be)
         if (s->queue) clReleaseCommandQueue(s->queue);
         if (s->k_ranges) clReleaseKernel(s->k_ranges);
         if (s->k_qgram) clReleaseKernel(s->k_qgram);
+        if (s->k_mismatch) clReleaseKernel(s->k_mismatch);
         cl_mem m[] = {s->text, s->hits, s->count};
         for (int j = 0; j < 3; j++)
             if (m[j]) clReleaseMemObject(m[j]);
     }
     for (int i = 0; i < st->n_dev; i++) {
         device_t *d = &st->dev[i];
-        cl_mem m[] = {d->masks, d->pats, d->ids, d->qbits, d->slot_key, d->slot_start, d->slot_n, d->ent};
+        cl_mem m[] = {d->masks, d->pats, d->ids, d->qbits, d->slot_key, d->slot_start, d->slot_n, d->ent, d->pam,
+                      d->mm_pats};
         for (size_t j = 0; j < sizeof m / sizeof *m; j++)
             if (m[j]) clReleaseMemObject(m[j]);
     }

@@ -95,3 +95,22 @@ __kernel void find_qgram(__global const uchar *text, const ulong n_start, const 
         }
     }
 }
+
+/* Mismatch search, one work-item per start: mm_pats holds (offset into
+ * masks and pam, length, rank, mismatches allowed) per pattern; a PAM
+ * position (pam 1) must match, any other position that does not is one
+ * mismatch. */
+__kernel void find_mismatch(__global const uchar *text, const ulong n_start, __global const uchar *masks,
+                            __global const uchar *pam, __global const uint *mm_pats, const uint n_mm,
+                            const uint fold, __global ulong *hits, volatile __global uint *count, const uint cap)
+{
+    const ulong pos = get_global_id(0);
+    if (pos >= n_start) return;
+    for (uint k = 0; k < n_mm; k++) {
+        const uint off = mm_pats[4 * k], len = mm_pats[4 * k + 1], lim = mm_pats[4 * k + 3];
+        uint mm = 0;
+        for (uint j = 0; j < len && mm <= lim; j++)
+            if (!(base_class(text[pos + j], fold) & masks[off + j])) mm += pam[off + j] ? lim + 1 : 1;
+        if (mm <= lim) put_hit(hits, count, cap, pos, mm_pats[4 * k + 2]);
+    }
+}

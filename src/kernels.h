@@ -84,6 +84,23 @@ sg_mm_t *sg_mm_build(const sg_pattern_t *pat, const int *ids, int n_ids);
 void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, size_t n, uint32_t base, sg_hits_t *out);
 void sg_mm_free(sg_mm_t *mm);
 
+/* A PAM group as flat arrays, for backends that copy it to a device. */
+typedef struct {
+    int len;                 /* window length */
+    int n_pam;
+    const int *pam_pos;      /* PAM positions and their base sets */
+    const uint8_t *pam_set;
+    int n_pat, n_pad;        /* patterns, and the length of each array below (a multiple of 16) */
+    const uint32_t *rank, *limit;
+    /* len <= 32: bit planes G_A, G_C, G_G, G_T, C (counted positions), n_pad words each;
+     * NULL for longer windows */
+    const uint32_t *p32;
+    const int *pat;          /* len > 32: the patterns' indices (sg_motif_set_t.pat) */
+} sg_mm_group_view_t;
+
+int sg_mm_n_groups(const sg_mm_t *mm);
+void sg_mm_group(const sg_mm_t *mm, int g, sg_mm_group_view_t *v);
+
 /* Which kernel scans which patterns: the planner every backend uses. */
 typedef struct {
     int *sunday, n_sunday;  /* pattern indices for the Sunday kernel */

@@ -32,6 +32,7 @@ typedef struct {
     uint32_t *p32;
     /* len > 32: per pattern n_words x (G_A, G_C, G_G, G_T, C) */
     uint64_t *p64;
+    int *pat;            /* the patterns' indices */
 } mm_group_t;
 
 typedef struct batch batch_t;
@@ -95,6 +96,7 @@ sg_mm_t *sg_mm_build(const sg_pattern_t *pat, const int *ids, int n_ids)
             }
         G->n_pad = (G->n_pat + 15) / 16 * 16;
         G->rank = sg_calloc(G->n_pad, sizeof *G->rank);
+        G->pat = sg_calloc(G->n_pad, sizeof *G->pat);
         G->limit = sg_calloc(G->n_pad, sizeof *G->limit);
         if (G->len <= 32) {
             G->p32 = sg_calloc(5 * (size_t)G->n_pad, sizeof *G->p32);
@@ -109,6 +111,7 @@ sg_mm_t *sg_mm_build(const sg_pattern_t *pat, const int *ids, int n_ids)
         mm_group_t *G = &mm->group[gid[k]];
         int i = G->n_pat++;
         G->rank[i] = p->rank;
+        G->pat[i] = ids[k];
         G->limit[i] = (uint32_t)p->max_mm;
         for (int b = 0; b < 5; b++)
             for (int w = 0; w < G->n_words; w++) {
@@ -130,12 +133,22 @@ void sg_mm_free(sg_mm_t *mm)
         free(G->pam_pos);
         free(G->pam_set);
         free(G->rank);
+        free(G->pat);
         free(G->limit);
         free(G->p32);
         free(G->p64);
     }
     free(mm->group);
     free(mm);
+}
+
+int sg_mm_n_groups(const sg_mm_t *mm) { return mm->n_group; }
+
+void sg_mm_group(const sg_mm_t *mm, int g, sg_mm_group_view_t *v)
+{
+    const mm_group_t *G = &mm->group[g];
+    *v = (sg_mm_group_view_t){G->len, G->n_pam, G->pam_pos, G->pam_set, G->n_pat, G->n_pad,
+                              G->rank, G->limit, G->p32, G->pat};
 }
 
 /* 64 bits of bitmap P from bit off on. */
