@@ -63,6 +63,36 @@ check_ref() {
     check_ref -f "$T/m" --pam-5 CCN --pam NGG -F casoffinder "$T/g.fa"
 }
 
+# check_backend BACKEND ARGS...: the backend's output equals the brute force's, at a few chunk sizes
+check_backend() {
+    local be=$1 c
+    shift
+    $OFF find "$@" > "$T/want" || fail "reference failed: $*"
+    for c in 1000 64M; do
+        seqgpu find -q -b "$be" --chunk-size $c "$@" > "$T/got" || fail "$be failed (chunks $c): $*"
+        cmp -s "$T/want" "$T/got" || { diff "$T/want" "$T/got" | head -5; fail "$be differs (chunks $c): $*"; }
+    done
+}
+
+@test "mismatches: the GPU backends give the brute force's bytes" {
+    local ran=0
+    for be in cuda opencl; do
+        if [ $be = cuda ]; then have_cuda || continue; else have_opencl || continue; fi
+        ran=1
+        $OFF gen --seed 21 --records 10 --length 30000 --guides 40 --max-mm 6 "$T/g.fa" "$T/guides"
+        check_backend $be -f "$T/guides" -M 4 --pam NGG "$T/g.fa"
+        check_backend $be -f "$T/guides" -M 6 --pam NRG -F tsv "$T/g.fa"
+        check_backend $be -f "$T/guides" -M 3 --pam-5 TTTV -s - "$T/g.fa"
+        check_backend $be -f "$T/guides" -M 2 --skip-masked -F casoffinder "$T/g.fa"
+        printf 'pal\tACGTNNACGT\t2\n' > "$T/m"
+        printf '>planted\nTTCCAACGTAAACGTTGGTTCCAACGTAtACGTTGGTT\n' >> "$T/g.fa"
+        check_backend $be -f "$T/m" --pam-5 CCN --pam NGG "$T/g.fa"
+        $OFF gen --seed 22 --records 4 --length 9000 --guides 5 --guide-len 45 --max-mm 8 "$T/g.fa" "$T/guides"
+        check_backend $be -f "$T/guides" -M 8 --pam NGG "$T/g.fa"
+    done
+    [ $ran = 1 ] || skip "no GPU backend here"
+}
+
 @test "mismatches: -M 0 without a PAM is exact search, byte for byte" {
     $OFF gen --seed 8 --records 6 --length 5000 --guides 6 "$T/g.fa" "$T/guides"
     for f in bed tsv count; do
