@@ -212,7 +212,7 @@ __device__ __forceinline__ uint32_t plane_bits(const uint32_t *p, int word, uint
 
 __global__ void __launch_bounds__(kThreads) k_mm32(const sg_dscan_t a)
 {
-    __shared__ uint32_t plane[4][kMMPlaneWords];
+    __shared__ uint32_t plane[5][kMMPlaneWords]; // A, C, G, T, separator (or past the text)
     __shared__ uint32_t cand_start[kMMCap];
     __shared__ uint4 cand_w[kMMCap];
     __shared__ uint32_t warp_sum[kThreads / 32 + 1];
@@ -223,14 +223,16 @@ __global__ void __launch_bounds__(kThreads) k_mm32(const sg_dscan_t a)
         const uint64_t t0 = tile * kMMTile;
         for (int wd = warp; wd < kMMPlaneWords; wd += n_warps) {
             const uint64_t i = t0 + 32ull * wd + lane;
-            const uint32_t c = i < a.n_text ? base_class(a.text[i], fold) : 0;
+            const uint32_t b = i < a.n_text ? a.text[i] : '\n', c = base_class(b, fold);
             const uint32_t bA = __ballot_sync(0xffffffffu, c & 1), bC = __ballot_sync(0xffffffffu, c & 2);
             const uint32_t bG = __ballot_sync(0xffffffffu, c & 4), bT = __ballot_sync(0xffffffffu, c & 8);
+            const uint32_t bS = __ballot_sync(0xffffffffu, b == '\n');
             if (lane == 0) {
                 plane[0][wd] = bA;
                 plane[1][wd] = bC;
                 plane[2][wd] = bG;
                 plane[3][wd] = bT;
+                plane[4][wd] = bS;
             }
         }
         __syncthreads();
@@ -248,6 +250,11 @@ __global__ void __launch_bounds__(kThreads) k_mm32(const sg_dscan_t a)
                     for (int b = 0; b < 4; b++)
                         if (set >> b & 1) in |= plane_bits(plane[b], wd, pos);
                     pass &= in;
+                }
+                const uint32_t keep = G.len >= 32 ? ~0u : (1u << G.len) - 1;
+                for (uint32_t b = pass; b; b &= b - 1) { // no window spans a separator
+                    const uint32_t k = __ffs(b) - 1;
+                    if (plane_bits(plane[4], wd, k) & keep) pass &= ~(1u << k);
                 }
             }
             // where this thread's windows go in the block's list: an exclusive prefix sum
@@ -316,8 +323,9 @@ __global__ void __launch_bounds__(kThreads) k_mm_any(const sg_dscan_t a)
             const sg_dpat_t p = a.pats[a.mm_ids[k]];
             uint32_t mm = 0;
             for (uint32_t j = 0; j < p.len && mm <= p.max_mm; j++) {
-                const bool hit = base_class(a.text[s + j], fold) & a.masks[p.off + j];
-                if (!hit) mm += a.pam[p.off + j] ? p.max_mm + 1 : 1; // a PAM position must match
+                const uint32_t b = a.text[s + j];
+                // a PAM position must match, and no window spans a separator
+                if (!(base_class(b, fold) & a.masks[p.off + j])) mm += a.pam[p.off + j] || b == '\n' ? p.max_mm + 1 : 1;
             }
             if (mm <= p.max_mm) emit(a, s, p.rank);
         }

@@ -99,7 +99,8 @@ __kernel void find_qgram(__global const uchar *text, const ulong n_start, const 
 /* Mismatch search, one work-item per start: mm_pats holds (offset into
  * masks and pam, length, rank, mismatches allowed) per pattern; a PAM
  * position (pam 1) must match, any other position that does not is one
- * mismatch. */
+ * mismatch, and no window spans a separator ('\n': between records, and
+ * after the text). */
 __kernel void find_mismatch(__global const uchar *text, const ulong n_start, __global const uchar *masks,
                             __global const uchar *pam, __global const uint *mm_pats, const uint n_mm,
                             const uint fold, __global ulong *hits, volatile __global uint *count, const uint cap)
@@ -109,8 +110,10 @@ __kernel void find_mismatch(__global const uchar *text, const ulong n_start, __g
     for (uint k = 0; k < n_mm; k++) {
         const uint off = mm_pats[4 * k], len = mm_pats[4 * k + 1], lim = mm_pats[4 * k + 3];
         uint mm = 0;
-        for (uint j = 0; j < len && mm <= lim; j++)
-            if (!(base_class(text[pos + j], fold) & masks[off + j])) mm += pam[off + j] ? lim + 1 : 1;
+        for (uint j = 0; j < len && mm <= lim; j++) {
+            const uchar b = text[pos + j];
+            if (!(base_class(b, fold) & masks[off + j])) mm += pam[off + j] || b == '\n' ? lim + 1 : 1;
+        }
         if (mm <= lim) put_hit(hits, count, cap, pos, mm_pats[4 * k + 2]);
     }
 }

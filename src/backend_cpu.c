@@ -13,6 +13,7 @@
  * SG_VECTOR_MAX patterns. */
 #define _GNU_SOURCE
 #include "backend.h"
+#include "chunk.h"
 #include "kernels.h"
 #include "log.h"
 
@@ -45,7 +46,7 @@ static int cpu_scan(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits)
         if (pl->n_sunday) sg_scan_sunday(enc, n, st->ms->pat, pl->sunday, pl->n_sunday, base, hits);
         if (pl->n_vector) sg_scan_vector(enc, n, st->ms->pat, pl->vector, pl->n_vector, base, hits);
         if (pl->qgram) sg_qgram_scan(pl->qgram, enc, n, st->ms->pat, base, hits);
-        if (pl->mm) sg_mm_scan(pl->mm, enc, n, base, hits);
+        if (pl->mm) sg_mm_scan(pl->mm, enc, c->seq + a, text, n, base, hits);
     }
     free(enc);
     return 0;

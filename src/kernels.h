@@ -80,8 +80,14 @@ static inline uint32_t sg_qgram_hash(uint32_t k) { return (k * 2654435761u) ^ (k
 typedef struct sg_mm sg_mm_t;
 
 sg_mm_t *sg_mm_build(const sg_pattern_t *pat, const int *ids, int n_ids);
-/** Hits of the indexed patterns at the starts in [0, n), as the other kernels. */
-void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, size_t n, uint32_t base, sg_hits_t *out);
+/**
+ * Hits of the indexed patterns at the starts in [0, n), as the other
+ * kernels. A mismatch is not a failure, so a window must also not span a
+ * separator (SG_SEP in raw, the n_raw bytes enc was made from) nor run past
+ * the text's end (raw byte n_raw on).
+ */
+void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, const char *raw, size_t n_raw, size_t n, uint32_t base,
+                sg_hits_t *out);
 void sg_mm_free(sg_mm_t *mm);
 
 /* A PAM group as flat arrays, for backends that copy it to a device. */

@@ -13,6 +13,7 @@
  * counted positions. Windows of up to 32 bases compare with 16 (AVX-512)
  * or 8 (AVX2) patterns per instruction; longer ones take 64-bit words. */
 #define _GNU_SOURCE
+#include "chunk.h"
 #include "kernels.h"
 #include "log.h"
 
@@ -341,6 +342,42 @@ __attribute__((target("avx2"))) static void fill_avx2(batch_t *b, const uint64_t
 }
 #endif
 
+/* Bit i: raw byte i is a separator, or past the text (i >= n_raw). */
+static void separators(const char *raw, size_t n_raw, size_t span, uint64_t *sep)
+{
+    for (size_t i = 0; i < span; i += 64) {
+        uint64_t w = 0;
+        for (int k = 0; k < 64; k++) w |= (uint64_t)(i + k >= n_raw || raw[i + k] == SG_SEP) << k;
+        sep[i >> 6] = w;
+    }
+}
+
+/* 64 bits of bitmap P (of n words; all ones past them) from bit off on. */
+static inline uint64_t bits_or_ones(const uint64_t *P, size_t n, size_t off)
+{
+    size_t w = off >> 6;
+    unsigned s = off & 63;
+    uint64_t lo = w < n ? P[w] : ~0ull, hi = w + 1 < n ? P[w + 1] : ~0ull;
+    return s ? lo >> s | hi << (64 - s) : lo;
+}
+
+/* win[w] bit k: the window of len bases at 64w + k holds a bit of sep (both
+ * of words words). Runs of ORed bits double in length up to the longest
+ * power of two p <= len, then two runs of p cover len: log2(len) + 1 passes. */
+static void windows_hit(const uint64_t *sep, size_t words, int len, uint64_t *win, uint64_t *tmp)
+{
+    memcpy(win, sep, words * sizeof *win);
+    int p = 1;
+    for (; 2 * p <= len; p *= 2) {
+        for (size_t w = 0; w < words; w++) tmp[w] = win[w] | bits_or_ones(win, words, 64 * w + (size_t)p);
+        memcpy(win, tmp, words * sizeof *win);
+    }
+    if (len > p) {
+        for (size_t w = 0; w < words; w++) tmp[w] = win[w] | bits_or_ones(win, words, 64 * w + (size_t)(len - p));
+        memcpy(win, tmp, words * sizeof *win);
+    }
+}
+
 /* pass[w] bit k: the start 64w + k has the group's PAM. Whole bitmaps are
  * shifted and ANDed, one PAM position at a time (loops that vectorise). */
 static void pam_pass(const mm_group_t *G, const uint64_t *const P[5], size_t n_words, uint64_t *pass)
@@ -372,7 +409,8 @@ static void pam_pass(const mm_group_t *G, const uint64_t *const P[5], size_t n_w
     }
 }
 
-void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, size_t n, uint32_t base, sg_hits_t *out)
+void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, const char *raw, size_t n_raw, size_t n, uint32_t base,
+                sg_hits_t *out)
 {
     /* bitmaps over every byte a window of a start below n reads, plus a word
      * for bits_at; the fifth is any base (a PAM's N) */
@@ -392,13 +430,19 @@ void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, size_t n, uint32_t base, 
     batch_t *batch = sg_malloc(sizeof *batch);
     size_t n_words = (n + 63) / 64;
     uint64_t *pass_w = sg_malloc((n_words + 1) * sizeof *pass_w);
+    /* windows that span a separator: the same for every group of one length */
+    uint64_t *sep = sg_malloc(3 * words * sizeof *sep), *sep_win = sep + words, *tmp = sep_win + words;
+    separators(raw, n_raw, span, sep);
+    sep[words - 1] = ~0ull;
+    int sep_len = 0;
     for (int g = 0; g < mm->n_group; g++) {
         const mm_group_t *G = &mm->group[g];
         const uint32_t keep = G->len >= 32 ? ~0u : (1u << G->len) - 1;
         batch->n = 0;
         pam_pass(G, cP, n_words, pass_w);
+        if (G->len != sep_len) windows_hit(sep, words, sep_len = G->len, sep_win, tmp);
         for (size_t s0 = 0; s0 < n; s0 += 64) {
-            uint64_t pass = pass_w[s0 >> 6] & (n - s0 >= 64 ? ~0ull : (1ull << (n - s0)) - 1);
+            uint64_t pass = pass_w[s0 >> 6] & ~sep_win[s0 >> 6] & (n - s0 >= 64 ? ~0ull : (1ull << (n - s0)) - 1);
             if (!G->p32) {
                 for (; pass; pass &= pass - 1) {
                     size_t s = s0 + __builtin_ctzll(pass);
@@ -425,6 +469,7 @@ void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, size_t n, uint32_t base, 
         }
         if (batch->n) mm->cmp32(G, batch, base, out);
     }
+    free(sep);
     free(pass_w);
     free(batch);
     free(store);

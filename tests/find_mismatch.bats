@@ -6,7 +6,9 @@
 
 load test_helper
 
-OFF="python3 $ROOT/tests/ref_offtarget.py"
+# the brute force needs numpy: Debian's python3-numpy, or another python3 that has it
+OFF_PY=$(for p in /usr/bin/python3 $(type -ap python3); do "$p" -c 'import numpy' 2>/dev/null && { echo "$p"; break; }; done)
+OFF="${OFF_PY:-python3} $ROOT/tests/ref_offtarget.py"
 
 # check_ref ARGS...: seqgpu find's output equals the brute force's, for the cpu backend's three
 # instruction-set paths, a few thread counts and chunk sizes down to one byte
@@ -91,6 +93,25 @@ check_backend() {
         check_backend $be -f "$T/guides" -M 8 --pam NGG "$T/g.fa"
     done
     [ $ran = 1 ] || skip "no GPU backend here"
+}
+
+@test "mismatches: no window spans two records or runs past the last base" {
+    # g is ACGTTGCAACGGTACCATGA; each record holds part of a window that would have 1-3 mismatches
+    printf '>a\nTTTTACGTTGCAACGG\n>b\nTACCATGATGGTTTT\n>c\nCCCTTTAACGTTGCAACGGTACCATG\n>d\nTTTVACGTTGCAACGGTACCATGA\n' > "$T/g.fa"
+    printf 'g\tACGTTGCAACGGTACCATGA\n' > "$T/m"
+    for be in cpu $( have_opencl && echo opencl ) $( have_cuda && echo cuda ); do
+        for c in 1 7 4M; do
+            run seqgpu find -q -b $be --chunk-size $c -f "$T/m" -M 3 "$T/g.fa"
+            assert_success
+            assert_output "$(printf 'd\t4\t24\tg\t0\t+')"
+            run seqgpu find -q -b $be --chunk-size $c -f "$T/m" -M 3 --pam-5 TTTV "$T/g.fa"
+            assert_success
+            assert_output ""
+            run seqgpu find -q -b $be --chunk-size $c -f "$T/m" -M 3 --pam NGG "$T/g.fa"
+            assert_success
+            assert_output ""
+        done
+    done
 }
 
 @test "mismatches: -M 0 without a PAM is exact search, byte for byte" {
