@@ -35,7 +35,8 @@
 #define MAX_DEVICES 64
 
 typedef struct {
-    int id;
+    int id;         /* as the user numbers it (--device) */
+    int local;      /* the runtime's index of it (sg_cuda_select) */
     char name[128];
     sg_dlimits_t lim;
     uint8_t *masks, *pam; /* the plan, on this device */
@@ -81,7 +82,8 @@ typedef struct {
     int skip_masked;
     uint32_t masks_len;
     size_t overlap;          /* longest motif - 1 */
-    int ids[MAX_DEVICES], n_ids;
+    int ids[MAX_DEVICES], n_ids; /* the devices used: the first n_ids listed */
+    int n_listed;
     size_t mem_limit;        /* SEQGPU_CUDA_MEM_LIMIT: device memory to assume free (tests) */
     long fault_at;           /* SEQGPU_CUDA_FAULT=N: the Nth window's kernel faults (tests) */
     device_t dev[MAX_DEVICES];
@@ -238,7 +240,7 @@ static int slot_init(cuda_t *st, slot_t *s, device_t *d, char *err, size_t errsz
 static void slot_free(slot_t *s)
 {
     if (!s->dev) return;
-    cudaSetDevice(s->dev->id);
+    cudaSetDevice(s->dev->local);
     if (s->stream) cudaStreamDestroy(s->stream);
     for (int i = 0; i < 4; i++)
         if (s->ev[i]) cudaEventDestroy(s->ev[i]);
@@ -251,7 +253,7 @@ static void slot_free(slot_t *s)
 
 static void device_free(device_t *d)
 {
-    cudaSetDevice(d->id);
+    cudaSetDevice(d->local);
     void *p[] = {d->masks, d->pam, d->pats, d->sunday_ids, d->vector_ids, d->qbits, d->slot_key, d->slot_start,
                  d->slot_n, d->ent, d->mm_groups, d->mm_pam_pos, d->mm_pam_set, d->mm_planes, d->mm_ids};
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) cudaFree(p[i]);
@@ -265,9 +267,10 @@ static int open_devices(cuda_t *st, char *err, size_t errsz)
     for (int i = 0; i < st->n_ids; i++) {
         device_t *d = &st->dev[st->n_dev++];
         d->id = st->ids[i];
+        if ((r = sg_cuda_check_device(d->id, &d->local, err, errsz)) < 0) return r;
         struct cudaDeviceProp p;
-        CK(cudaSetDevice(d->id), "cudaSetDevice");
-        CK(cudaGetDeviceProperties(&p, d->id), "cudaGetDeviceProperties");
+        CK(cudaSetDevice(d->local), "cudaSetDevice");
+        CK(cudaGetDeviceProperties(&p, d->local), "cudaGetDeviceProperties");
         if (p.major < 7 || (p.major == 7 && p.minor < 5)) {
             snprintf(err, errsz, "CUDA device %d (%.60s) has compute capability %d.%d; seqgpu needs 7.5 or newer", d->id,
                      p.name, p.major, p.minor);
@@ -304,7 +307,7 @@ static int open_devices(cuda_t *st, char *err, size_t errsz)
     st->slot = sg_calloc(st->n_dev * per_dev, sizeof *st->slot);
     for (int i = 0; i < st->n_dev * per_dev; i++) {
         device_t *d = &st->dev[i % st->n_dev];
-        CK(cudaSetDevice(d->id), "cudaSetDevice");
+        CK(cudaSetDevice(d->local), "cudaSetDevice");
         r = slot_init(st, &st->slot[i], d, err, errsz);
         st->n_slot = i + 1;
         if (r < 0) return r;
@@ -413,7 +416,7 @@ static int scan_window(cuda_t *st, slot_t *s, const sg_chunk_t *c, size_t a, siz
 
 static int scan_on(cuda_t *st, slot_t *s, const sg_chunk_t *c, sg_hits_t *hits, char *err, size_t errsz)
 {
-    CK(cudaSetDevice(s->dev->id), "cudaSetDevice");
+    CK(cudaSetDevice(s->dev->local), "cudaSetDevice");
     for (size_t a = 0; a < c->len; a += st->window) {
         size_t n = c->len - a < st->window ? c->len - a : st->window;
         int r = scan_window(st, s, c, a, n, hits, err, errsz);
@@ -483,8 +486,15 @@ static void cuda_destroy(sg_backend_t *be)
 {
     cuda_t *st = be->priv;
     pthread_join(st->init_thread, NULL);
-    for (int i = 0; i < st->n_slot; i++) slot_free(&st->slot[i]);
-    for (int i = 0; i < st->n_dev; i++) device_free(&st->dev[i]);
+    /* streams, device and pinned memory go with the process, faster than
+     * one by one (SEQGPU_CUDA_TEARDOWN=1 frees them, for leak checkers) */
+    const char *teardown = getenv("SEQGPU_CUDA_TEARDOWN");
+    if (teardown && !strcmp(teardown, "1")) {
+        for (int i = 0; i < st->n_slot; i++) slot_free(&st->slot[i]);
+        for (int i = 0; i < st->n_dev; i++) device_free(&st->dev[i]);
+    } else if (st->n_dev) {
+        sg_exit_quick_request();
+    }
     if (st->fallback) st->fallback->free(st->fallback);
     mm_tables_free(&st->mm);
     sg_plan_free(&st->plan);
@@ -505,7 +515,9 @@ static int parse_devices(const char *s, int *ids, int *n, char *err, size_t errs
     char *copy = sg_strdup(s), *save = NULL;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         long v;
-        if (*n == MAX_DEVICES || sg_parse_int(t, 0, 1023, &v) < 0) {
+        int dup = 0;
+        for (int i = 0; i < *n; i++) dup |= ids[i] == v;
+        if (*n == MAX_DEVICES || sg_parse_int(t, 0, 1023, &v) < 0 || dup) {
             *n = 0;
             break;
         }
@@ -513,7 +525,7 @@ static int parse_devices(const char *s, int *ids, int *n, char *err, size_t errs
     }
     free(copy);
     if (!*n) {
-        snprintf(err, errsz, "invalid --device '%s' (GPU indices such as 0 or 0,1)", s);
+        snprintf(err, errsz, "invalid --device '%s' (GPU indices such as 0 or 0,1, each once)", s);
         return SG_ERR_INPUT;
     }
     return 0;
@@ -525,6 +537,13 @@ static int check_devices(cuda_t *st, const sg_backend_opts_t *o, char *err, size
 {
     int r = parse_devices(o->device, st->ids, &st->n_ids, err, errsz);
     if (r < 0) return r;
+    if (st->n_ids > 1) {
+        /* each device costs its start: memory-bound work stays on the first */
+        sg_backend_estimate_t e;
+        sg_backend_plan(o, st->n_ids, &e);
+        st->n_listed = st->n_ids;
+        st->n_ids = e.gpus;
+    }
     const char *lim = getenv("SEQGPU_CUDA_MEM_LIMIT");
     if (lim && sg_parse_size(lim, &st->mem_limit) < 0) {
         snprintf(err, errsz, "invalid SEQGPU_CUDA_MEM_LIMIT '%s'", lim);
@@ -532,10 +551,13 @@ static int check_devices(cuda_t *st, const sg_backend_opts_t *o, char *err, size
     }
     const char *fault = getenv("SEQGPU_CUDA_FAULT");
     st->fault_at = fault ? atol(fault) : 0;
-    int count;
-    for (int i = 0; i < st->n_ids; i++)
-        if (sg_cuda_check_device(st->ids[i], &count, err, errsz) < 0) return SG_ERR_DEVICE;
-    return 0;
+    /* only these devices start (CUDA_VISIBLE_DEVICES); the driver starts on
+     * the set-up thread, while the input is read */
+    char why[256];
+    if (sg_cuda_select(st->ids, st->n_ids, why, sizeof why) < 0) r = SG_ERR_DEVICE;
+    for (int i = 0; i < st->n_ids && r == 0; i++) r = sg_cuda_precheck(st->ids[i], why, sizeof why);
+    if (r < 0) snprintf(err, errsz, "the cuda backend cannot run: %s", why);
+    return r;
 }
 
 int sg_backend_cuda(const sg_backend_opts_t *o, sg_backend_t **out, char *err, size_t errsz)
@@ -577,7 +599,9 @@ int sg_backend_cuda(const sg_backend_opts_t *o, sg_backend_t **out, char *err, s
     }
     char plan[96];
     sg_plan_describe(&st->plan, plan, sizeof plan);
-    snprintf(be->desc, sizeof be->desc, "cuda, %d device(s), %d streams each: %s", st->n_ids, SLOTS_PER_DEVICE, plan);
+    snprintf(be->desc, sizeof be->desc, "cuda, %d device(s)%s, %d streams each: %s", st->n_ids,
+             st->n_listed > st->n_ids ? " (memory-bound: the others listed would not pay their start)" : "",
+             SLOTS_PER_DEVICE, plan);
     *out = be;
     return 0;
 }

@@ -1,27 +1,119 @@
+#define _GNU_SOURCE
 #include "cuda_util.h"
 
+#include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
 #include "../src/log.h"
 
-int sg_cuda_check_device(int id, int *count, char *err, size_t errsz)
+#define MAX_SELECTED 64
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static int selected[MAX_SELECTED], n_selected = -1;
+static int user_visible; /* CUDA_VISIBLE_DEVICES was set before: indices are into it */
+
+int sg_cuda_gpus_present(void)
 {
-    *count = 0;
-    cudaError_t e = cudaGetDeviceCount(count);
+    DIR *d = opendir("/proc/driver/nvidia/gpus");
+    if (!d) return access("/dev/nvidiactl", F_OK) == 0 ? -1 : 0;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+int sg_cuda_select(const int *ids, int n, char *err, size_t errsz)
+{
+    int r = 0;
+    pthread_mutex_lock(&mu);
+    if (n_selected < 0) {
+        /* the new CUDA_VISIBLE_DEVICES: the listed entries of the old one, or the indices themselves */
+        const char *old = getenv("CUDA_VISIBLE_DEVICES");
+        user_visible = old != NULL;
+        char *copy = old ? sg_strdup(old) : NULL, *tok[MAX_SELECTED], *save = NULL;
+        int n_tok = 0;
+        for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && n_tok < MAX_SELECTED; t = strtok_r(NULL, ",", &save))
+            tok[n_tok++] = t;
+        char list[MAX_SELECTED * 48] = "";
+        size_t at = 0;
+        for (int i = 0; i < n && i < MAX_SELECTED && r == 0; i++) {
+            if (old && ids[i] >= n_tok) {
+                snprintf(err, errsz, "no CUDA device %d (CUDA_VISIBLE_DEVICES='%s' lists %d)", ids[i], old, n_tok);
+                r = SG_ERR_DEVICE;
+                break;
+            }
+            if (old) at += snprintf(list + at, sizeof list - at, "%s%.40s", i ? "," : "", tok[ids[i]]);
+            else at += snprintf(list + at, sizeof list - at, "%s%d", i ? "," : "", ids[i]);
+            selected[i] = ids[i];
+        }
+        free(copy);
+        if (r == 0) {
+            setenv("CUDA_VISIBLE_DEVICES", list, 1);
+            n_selected = n;
+        }
+    } else {
+        for (int i = 0; i < n && r == 0; i++) {
+            int found = 0;
+            for (int j = 0; j < n_selected; j++) found |= selected[j] == ids[i];
+            if (!found) {
+                snprintf(err, errsz, "CUDA device %d was not selected when CUDA started in this process", ids[i]);
+                r = SG_ERR_DEVICE;
+            }
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    return r;
+}
+
+int sg_cuda_local(int id)
+{
+    int local = -1;
+    pthread_mutex_lock(&mu);
+    for (int j = 0; j < n_selected && local < 0; j++)
+        if (selected[j] == id) local = j;
+    pthread_mutex_unlock(&mu);
+    return local;
+}
+
+int sg_cuda_precheck(int id, char *err, size_t errsz)
+{
+    int present = sg_cuda_gpus_present();
+    if (present == 0) {
+        snprintf(err, errsz, "no CUDA device (the NVIDIA kernel driver reports no GPU)");
+        return SG_ERR_DEVICE;
+    }
+    pthread_mutex_lock(&mu);
+    int user = user_visible;
+    pthread_mutex_unlock(&mu);
+    if (present > 0 && !user && id >= present) {
+        snprintf(err, errsz, "no CUDA device %d (this machine has %d)", id, present);
+        return SG_ERR_DEVICE;
+    }
+    return 0;
+}
+
+int sg_cuda_check_device(int id, int *local, char *err, size_t errsz)
+{
+    *local = -1;
+    if (sg_cuda_select(&id, 1, err, errsz) < 0 || sg_cuda_precheck(id, err, errsz) < 0) return SG_ERR_DEVICE;
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
     if (e == cudaErrorInsufficientDriver) {
         snprintf(err, errsz, "no CUDA driver (libcuda.so.1), or one older than this build's CUDA %d.%d runtime",
                  CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
         return SG_ERR_DEVICE;
     }
-    if (e != cudaSuccess || *count == 0) {
-        snprintf(err, errsz, "no CUDA device%s%s", e != cudaSuccess ? ": " : "", e != cudaSuccess ? cudaGetErrorString(e) : "");
-        *count = 0;
-        return SG_ERR_DEVICE;
-    }
-    if (id >= *count) {
-        snprintf(err, errsz, "no CUDA device %d (this machine has %d)", id, *count);
+    *local = sg_cuda_local(id);
+    if (e != cudaSuccess || count == 0 || *local < 0 || *local >= count) {
+        snprintf(err, errsz, "no CUDA device %d%s%s", id, e != cudaSuccess ? ": " : "",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "");
+        *local = -1;
         return SG_ERR_DEVICE;
     }
     return 0;

@@ -32,7 +32,8 @@ typedef struct {
 } stage_t;
 
 struct sg_cuda_kmers {
-    int k, wide, device;
+    int k, wide, device; /* device: as the user numbers it */
+    int local;            /* the runtime's index of it */
     size_t kb; /* bytes of a key */
     cudaStream_t stream;
     char name[128];
@@ -217,7 +218,7 @@ static int run_batch(sg_cuda_kmers_t *t, const batch_t *b)
     if (b->n < (size_t)t->k) return 0;
     const uint64_t n_keys = b->n - t->k + 1;
     double t0 = sg_realtime();
-    CK(cudaSetDevice(t->device), "cudaSetDevice");
+    CK(cudaSetDevice(t->local), "cudaSetDevice");
     CK(cudaMemcpyAsync(t->d_text, b->p, b->n, cudaMemcpyHostToDevice, t->stream), "copying bases to the device");
     if ((r = sync_stage(t, &t->sec.h2d, t0)) < 0) return r;
 
@@ -619,8 +620,9 @@ static uint64_t batch_bytes(uint64_t n, size_t kb) { return n * (1 + 3 * kb + 4)
 int sg_cuda_kmers_new(int k, int device, sg_cuda_kmers_t **out, char *err, size_t errsz)
 {
     *out = NULL;
-    int count;
-    if (sg_cuda_check_device(device < 0 ? 0 : device, &count, err, errsz) < 0) return SG_ERR_DEVICE;
+    int local;
+    if (device < 0) device = 0;
+    if (sg_cuda_check_device(device, &local, err, errsz) < 0) return SG_ERR_DEVICE;
     size_t batch = 0;
     const char *env = getenv("SEQGPU_CUDA_KMER_BATCH");
     if (env && (sg_parse_size(env, &batch) < 0 || batch < 2 * (size_t)k || batch >= ((size_t)1 << 31))) {
@@ -633,6 +635,7 @@ int sg_cuda_kmers_new(int k, int device, sg_cuda_kmers_t **out, char *err, size_
     t->wide = k > 31;
     t->kb = sg_ck_key_bytes(t->wide);
     t->device = device;
+    t->local = local;
     pthread_mutex_init(&t->mu, NULL);
     pthread_mutex_init(&t->dev_mu, NULL);
     pthread_cond_init(&t->cv, NULL);
@@ -644,8 +647,8 @@ int sg_cuda_kmers_new(int k, int device, sg_cuda_kmers_t **out, char *err, size_
     do {                                                         \
         if (r == 0 && (e = (call)) != cudaSuccess) r = fail(t, what, e); \
     } while (0)
-    TRY(cudaSetDevice(device), "cudaSetDevice");
-    TRY(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
+    TRY(cudaSetDevice(local), "cudaSetDevice");
+    TRY(cudaGetDeviceProperties(&p, local), "cudaGetDeviceProperties");
     if (r == 0 && (p.major < 7 || (p.major == 7 && p.minor < 5))) {
         snprintf(t->err, sizeof t->err, "CUDA device %d (%.60s) has compute capability %d.%d; seqgpu needs 7.5 or newer",
                  device, p.name, p.major, p.minor);
@@ -688,7 +691,7 @@ int sg_cuda_kmers_new(int k, int device, sg_cuda_kmers_t **out, char *err, size_
 void sg_cuda_kmers_free(sg_cuda_kmers_t *t)
 {
     if (!t) return;
-    cudaSetDevice(t->device);
+    cudaSetDevice(t->local);
     free_batch_buffers(t);
     dev_free(t, t->tab_k, t->cap_tab * t->kb);
     dev_free(t, t->tab_c, t->cap_tab * 4);

@@ -276,8 +276,9 @@ static int warm_started, warm_id;
 static void *warm_main(void *arg)
 {
     (void)arg;
-    int count = 0;
-    if (cudaGetDeviceCount(&count) == cudaSuccess && warm_id < count && cudaSetDevice(warm_id) == cudaSuccess)
+    char err[256];
+    int local;
+    if (sg_cuda_check_device(warm_id, &local, err, sizeof err) == 0 && cudaSetDevice(local) == cudaSuccess)
         cudaFree(NULL);
     cudaGetLastError(); /* a failure here is found again, and reported, by sg_scc_cuda */
     return NULL;
@@ -305,12 +306,12 @@ static int pick_device(const sg_scc_cuda_opts_t *o, run_t *r, sg_scc_cuda_stats_
         snprintf(r->err, r->errsz, "invalid --device '%s' for scc (one device index)", o->device);
         return SG_ERR_INPUT;
     }
-    int count;
-    TRY(sg_cuda_check_device((int)id, &count, r->err, r->errsz));
-    CK(cudaSetDevice((int)id), "cudaSetDevice");
+    int local;
+    TRY(sg_cuda_check_device((int)id, &local, r->err, r->errsz));
+    CK(cudaSetDevice(local), "cudaSetDevice");
     CK(cudaFree(NULL), "creating the CUDA context");
     struct cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, (int)id), "cudaGetDeviceProperties");
+    CK(cudaGetDeviceProperties(&prop, local), "cudaGetDeviceProperties");
     snprintf(st->device, sizeof st->device, "%s", prop.name);
     return 0;
 }

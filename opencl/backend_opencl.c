@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <CL/cl.h>
 
@@ -66,6 +68,7 @@ typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     char *pad;            /* PAD separator bytes, written after each window's text */
+    int cached;           /* the program came from the cache */
     uint64_t windows, rescans;
 } ocl_t;
 
@@ -153,16 +156,97 @@ static int choose_platform(cl_platform_id *out, char *name, size_t name_sz, char
     return 0;
 }
 
+/* ---- built programs, cached: building from source takes most of a second ----
+ * ${XDG_CACHE_HOME:-~/.cache}/seqgpu/opencl-KEY.bin per device, KEY a hash
+ * of the source, the build options, and the platform's and the device's
+ * names and driver versions; SEQGPU_OPENCL_CACHE=off turns it off. A cache
+ * that cannot be read or written is no error: the program is built. */
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return (h ^ 0xff) * 0x100000001b3ull;
+}
+
+static int cache_path(const ocl_t *st, cl_device_id id, const char *opts, char *path, size_t n)
+{
+    const char *off = getenv("SEQGPU_OPENCL_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if ((off && !strcmp(off, "off")) || !((xdg && *xdg) || (home && *home))) return -1;
+    char name[256] = "", driver[128] = "", version[128] = "";
+    clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof name, name, NULL);
+    clGetDeviceInfo(id, CL_DRIVER_VERSION, sizeof driver, driver, NULL);
+    clGetDeviceInfo(id, CL_DEVICE_VERSION, sizeof version, version, NULL);
+    uint64_t h = fnv(fnv(fnv(fnv(fnv(fnv(0xcbf29ce484222325ull, kernel_source), opts), st->platform), name), driver), version);
+    if (xdg && *xdg) snprintf(path, n, "%s/seqgpu/opencl-%016llx.bin", xdg, (unsigned long long)h);
+    else snprintf(path, n, "%s/.cache/seqgpu/opencl-%016llx.bin", home, (unsigned long long)h);
+    return 0;
+}
+
+/* The program from the cache for every device, or NULL. */
+static cl_program load_cached(ocl_t *st, cl_device_id *ids, const char *opts)
+{
+    unsigned char *bin[MAX_DEVICES] = {0};
+    size_t len[MAX_DEVICES] = {0};
+    int ok = 1;
+    for (int i = 0; i < st->n_dev && ok; i++) {
+        char path[1024];
+        FILE *fp = cache_path(st, ids[i], opts, path, sizeof path) == 0 ? fopen(path, "rb") : NULL;
+        ok = fp && fseek(fp, 0, SEEK_END) == 0 && (long)(len[i] = (size_t)ftell(fp)) > 0 && fseek(fp, 0, SEEK_SET) == 0;
+        if (ok) ok = fread(bin[i] = sg_malloc(len[i]), 1, len[i], fp) == len[i];
+        if (fp) fclose(fp);
+    }
+    cl_program prog = NULL;
+    if (ok) {
+        cl_int e, status[MAX_DEVICES];
+        prog = clCreateProgramWithBinary(st->ctx, (cl_uint)st->n_dev, ids, len, (const unsigned char **)bin, status, &e);
+        if (e != CL_SUCCESS || clBuildProgram(prog, (cl_uint)st->n_dev, ids, opts, NULL, NULL) != CL_SUCCESS) {
+            if (prog) clReleaseProgram(prog);
+            prog = NULL;
+        }
+    }
+    for (int i = 0; i < st->n_dev; i++) free(bin[i]);
+    return prog;
+}
+
+static void save_cached(ocl_t *st, cl_device_id *ids, const char *opts)
+{
+    size_t len[MAX_DEVICES] = {0};
+    if (clGetProgramInfo(st->prog, CL_PROGRAM_BINARY_SIZES, st->n_dev * sizeof *len, len, NULL) != CL_SUCCESS) return;
+    unsigned char *bin[MAX_DEVICES] = {0};
+    for (int i = 0; i < st->n_dev; i++) bin[i] = sg_malloc(len[i] + 1);
+    if (clGetProgramInfo(st->prog, CL_PROGRAM_BINARIES, st->n_dev * sizeof *bin, bin, NULL) == CL_SUCCESS)
+        for (int i = 0; i < st->n_dev; i++) {
+            char path[1024], tmp[1100];
+            if (!len[i] || cache_path(st, ids[i], opts, path, sizeof path) < 0) continue;
+            char *slash = strrchr(path, '/');
+            *slash = 0;
+            char *parent = strrchr(path, '/');
+            if (parent) { *parent = 0; mkdir(path, 0755); *parent = '/'; }
+            mkdir(path, 0755);
+            *slash = '/';
+            snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+            FILE *fp = fopen(tmp, "wb");
+            int ok = fp && fwrite(bin[i], 1, len[i], fp) == len[i];
+            if (fp && fclose(fp) != 0) ok = 0;
+            if (!ok || rename(tmp, path) != 0) unlink(tmp);
+        }
+    for (int i = 0; i < st->n_dev; i++) free(bin[i]);
+}
+
 static int build_program(ocl_t *st, cl_device_id *ids, char *err, size_t errsz)
 {
     cl_int e;
-    const char *src = kernel_source;
-    st->prog = clCreateProgramWithSource(st->ctx, 1, &src, NULL, &e);
-    CK(e, "clCreateProgramWithSource");
     char opts[512];
     const char *extra = getenv("SEQGPU_OPENCL_OPTIONS"); /* more build options, for a driver that needs them */
     snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DMASKS_IN_LOCAL=%d -DBITS_IN_LOCAL=%d %.300s", st->masks_local,
              st->bits_local, extra ? extra : "");
+    if ((st->prog = load_cached(st, ids, opts))) {
+        st->cached = 1;
+        return 0;
+    }
+    const char *src = kernel_source;
+    st->prog = clCreateProgramWithSource(st->ctx, 1, &src, NULL, &e);
+    CK(e, "clCreateProgramWithSource");
     e = clBuildProgram(st->prog, (cl_uint)st->n_dev, ids, opts, NULL, NULL);
     if (e == CL_INVALID_BUILD_OPTIONS) {
         snprintf(err, errsz, "the OpenCL compiler rejected the build options '%s'", opts);
@@ -177,6 +261,7 @@ static int build_program(ocl_t *st, cl_device_id *ids, char *err, size_t errsz)
         free(log);
         return SG_ERR_DEVICE;
     }
+    save_cached(st, ids, opts);
     return 0;
 }
 
@@ -402,9 +487,9 @@ static void ocl_stats(sg_backend_t *be, FILE *fp)
 {
     ocl_t *st = be->priv;
     fprintf(fp, "  \"device\": {\"platform\": \"%s\", \"name\": \"%s\", \"devices\": %d, \"queues\": %d, "
-                "\"window_bases\": %zu, \"windows\": %llu, \"rescans\": %llu},\n",
+                "\"window_bases\": %zu, \"windows\": %llu, \"rescans\": %llu, \"program_cached\": %s},\n",
             st->platform, st->n_dev ? st->dev[0].name : "", st->n_dev, st->n_slot, st->window,
-            (unsigned long long)st->windows, (unsigned long long)st->rescans);
+            (unsigned long long)st->windows, (unsigned long long)st->rescans, st->cached ? "true" : "false");
 }
 
 static void ocl_destroy(sg_backend_t *be)

@@ -1,10 +1,14 @@
 #include "backend.h"
+#include "kernels.h"
 #include "log.h"
 
 #include <string.h>
 
 #ifdef SG_HAVE_CUDA
 #include "../cuda/cuda_backend.h"
+#include "../cuda/cuda_util.h"
+#else
+static int sg_cuda_gpus_present(void) { return 0; }
 #endif
 #ifdef SG_HAVE_OPENCL
 #include "../opencl/opencl_backend.h"
@@ -34,24 +38,67 @@ static sg_backend_ctor find_ctor(const char *name)
     return NULL;
 }
 
+/* Planner constants, measured on the H200 host (16 cores): the CUDA start
+ * (driver, context, module, buffers) for one device and for each more, and
+ * the host's parsing of FASTA in thread-seconds per 1e9 bases. */
+#define GPU_START_S 0.40
+#define GPU_START_MORE_S 0.25
+#define PARSE_COST 0.85
+
+void sg_backend_plan(const sg_backend_opts_t *o, int n_listed, sg_backend_estimate_t *e)
+{
+    sg_plan_t plan;
+    char err[256];
+    double gb = (o->input_bases > 0 ? o->input_bases : 1e9) / 1e9, threads = o->n_threads > 0 ? o->n_threads : 1;
+    double cpu = 0, gpu = 0;
+    if (sg_plan_make(o->motifs, "auto", SG_CPU_VECTOR_MAX, &plan, err, sizeof err) == 0) {
+        cpu = sg_plan_cpu_cost(&plan, o->motifs);
+        gpu = sg_plan_gpu_cost(&plan, o->motifs);
+        sg_plan_free(&plan);
+    }
+    double parse = gb * PARSE_COST / threads;
+    e->cpu_s = parse + gb * cpu / threads;
+    /* a second device pays its start when the device work it takes over is longer */
+    e->gpus = 1;
+    while (e->gpus < n_listed && gb * gpu / e->gpus * (1.0 - (double)e->gpus / (e->gpus + 1)) > GPU_START_MORE_S)
+        e->gpus++;
+    double start = GPU_START_S + GPU_START_MORE_S * (e->gpus - 1);
+    e->gpu_s = (start > parse ? start : parse) + gb * gpu / e->gpus;
+}
+
 int sg_backend_open(const char *name, const sg_backend_opts_t *o, sg_backend_t **out)
 {
-    char err[512] = "";
+    char err[512] = "", why[256] = "";
     *out = NULL;
     if (!strcmp(name, "auto")) {
-        sg_backend_ctor gpu = find_ctor("cuda");
-        if (gpu) {
-            sg_backend_opts_t with_fallback = *o;
-            with_fallback.fallback = 1;
-            int r = gpu(&with_fallback, out, err, sizeof err);
-            if (r == 0) return 0;
-            if (r != SG_ERR_DEVICE) {
-                sg_error("%s", err);
-                return r;
-            }
-            sg_info("no usable CUDA device (%s); using the cpu backend", err);
-        }
         name = "cpu";
+        sg_backend_ctor gpu = find_ctor("cuda");
+        int present = gpu ? sg_cuda_gpus_present() : 0;
+        if (!gpu) snprintf(why, sizeof why, "auto: cpu (built without cuda)");
+        else if (present == 0) snprintf(why, sizeof why, "auto: cpu (no CUDA device)");
+        else {
+            sg_backend_estimate_t e;
+            sg_backend_plan(o, 1, &e);
+            snprintf(why, sizeof why, "auto: %s (estimated %.2f s on cpu, %.2f s on cuda, %.2g bases)",
+                     e.gpu_s < 0.9 * e.cpu_s ? "cuda" : "cpu", e.cpu_s, e.gpu_s,
+                     o->input_bases > 0 ? o->input_bases : 1e9);
+            if (e.gpu_s < 0.9 * e.cpu_s) {
+                sg_backend_opts_t with_fallback = *o;
+                with_fallback.fallback = 1;
+                int r = gpu(&with_fallback, out, err, sizeof err);
+                if (r == 0) {
+                    snprintf((*out)->why, sizeof (*out)->why, "%s", why);
+                    return 0;
+                }
+                if (r != SG_ERR_DEVICE) {
+                    sg_error("%s", err);
+                    return r;
+                }
+                /* a device the kernel driver reports, that does not work, is news */
+                sg_warn("CUDA device unusable (%s); using the cpu backend", err);
+                snprintf(why, sizeof why, "auto: cpu (the CUDA device failed: %.180s)", err);
+            }
+        }
     }
     sg_backend_ctor ctor = find_ctor(name);
     if (!ctor) {
@@ -63,5 +110,6 @@ int sg_backend_open(const char *name, const sg_backend_opts_t *o, sg_backend_t *
     }
     int r = ctor(o, out, err, sizeof err);
     if (r < 0) sg_error("%s", err);
+    else snprintf((*out)->why, sizeof (*out)->why, "%s", why);
     return r;
 }

@@ -22,6 +22,7 @@ struct sg_backend {
     void (*stats)(sg_backend_t *be, FILE *fp);
     void (*free)(sg_backend_t *be);
     void *priv;
+    char why[256];      /* auto: the choice and its reason, for -v and --stats */
 };
 
 typedef struct {
@@ -31,6 +32,7 @@ typedef struct {
     int n_threads;
     const char *device;  /* GPU index list ("0", "0,1"), NULL for the default */
     int fallback;        /* a GPU backend that fails mid-run hands the rest to the cpu backend */
+    double input_bases;  /* expected text bases, for the planner (0: unknown) */
 } sg_backend_opts_t;
 
 /* Constructors: 0; SG_ERR_INPUT for a bad option (unknown kernel);
@@ -39,13 +41,30 @@ typedef int (*sg_backend_ctor)(const sg_backend_opts_t *o, sg_backend_t **out, c
 
 int sg_backend_cpu(const sg_backend_opts_t *o, sg_backend_t **out, char *err, size_t errsz);
 
+/* Exact patterns above which the cpu backend's auto kernel is the q-gram filter (backend_cpu.c). */
+#define SG_CPU_VECTOR_MAX 12
+
 /**
- * Open a backend by name: "cpu", "cuda", "opencl", or "auto" (cuda if usable,
- * else cpu, with one line on stderr saying why). Errors are printed.
+ * Open a backend by name: "cpu", "cuda", "opencl", or "auto": the planner's
+ * choice (sg_backend_plan). Errors are printed; auto says why it fell back
+ * to cpu only when a device exists and fails.
  * @return 0 or a negative SG_ERR_* code
  */
 int sg_backend_open(const char *name, const sg_backend_opts_t *o, sg_backend_t **out)
     __attribute__((warn_unused_result));
+
+/* The planner's estimate of one run. */
+typedef struct {
+    double cpu_s, gpu_s; /* wall seconds on the cpu backend, and on cuda with gpus devices */
+    int gpus;            /* devices worth starting: 1 unless the device work is long enough to share */
+} sg_backend_estimate_t;
+
+/**
+ * Estimate a run from the workload: the motif set's kernels and their
+ * calibrated costs (kernels.h), the expected bases (1e9 when unknown), the
+ * threads, the GPUs listed (n_listed) and their start-up time.
+ */
+void sg_backend_plan(const sg_backend_opts_t *o, int n_listed, sg_backend_estimate_t *e);
 
 /** Names of the backends compiled into this binary, e.g. "cpu, cuda". */
 const char *sg_backend_list(void);

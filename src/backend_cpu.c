@@ -10,7 +10,7 @@
  * branch each, so the seed's kernel stays as the reference (--kernel sunday).
  * The vector kernel costs about 0.03 s per pattern per 100 Mb, the q-gram
  * filter about 0.2 s whatever the number of patterns, so auto switches at
- * SG_VECTOR_MAX patterns. */
+ * SG_CPU_VECTOR_MAX patterns. */
 #define _GNU_SOURCE
 #include "backend.h"
 #include "chunk.h"
@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SG_VECTOR_MAX 12       /* patterns above which auto prefers the q-gram filter */
 #define SG_BLOCK (128 * 1024)  /* bases encoded and scanned at once: stays in L2 */
 
 typedef struct {
@@ -65,7 +64,7 @@ int sg_backend_cpu(const sg_backend_opts_t *o, sg_backend_t **out, char *err, si
     cpu_t *st = sg_calloc(1, sizeof *st);
     st->ms = o->motifs;
     st->skip_masked = o->skip_masked;
-    int r = sg_plan_make(o->motifs, o->kernel ? o->kernel : "auto", SG_VECTOR_MAX, &st->plan, err, errsz);
+    int r = sg_plan_make(o->motifs, o->kernel ? o->kernel : "auto", SG_CPU_VECTOR_MAX, &st->plan, err, errsz);
     if (r < 0) {
         free(st);
         return r;

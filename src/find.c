@@ -44,13 +44,14 @@ static void usage(FILE *fp)
 "  -o, --output FILE      output file                       [-]\n"
 "  -F, --format STR       bed | tsv | count | casoffinder   [bed]\n"
 "  -t, --threads INT      total threads                     [all online CPUs]\n"
-"  -b, --backend STR      auto | cpu | cuda | opencl        [auto: cuda if usable, else cpu]\n"
+"  -b, --backend STR      auto | cpu | cuda | opencl        [auto: the fastest by estimate]\n"
 "      --device INT[,INT] GPU index(es)                     [0]\n"
 "      --skip-masked      lowercase (soft-masked) bases never match\n"
 "      --stats FILE       write a JSON run summary (bases, hits per motif, backend, stage times)\n"
 "      --kernel STR       exact motifs: auto | sunday | vector | qgram (opencl: no sunday)  [auto]\n"
 "      --chunk-size SIZE  bytes of input per chunk, e.g. 4M  [backend's choice]\n"
 "  -q, --quiet            no progress or summary lines on stderr\n"
+"  -v, --verbose          also say which backend auto chose, and why\n"
 "  -h, --help             show this help and exit\n"
 "\n"
 "Matching is case-insensitive; text bases other than A/C/G/T never match and a\n"
@@ -125,7 +126,7 @@ typedef struct {
     char **inputs;
     int n_inputs;
     const char *output, *stats, *backend, *kernel, *device, *pam3, *pam5, *casoff;
-    int threads, skip_masked, quiet, strands, max_mm;
+    int threads, skip_masked, quiet, verbose, strands, max_mm;
     sg_outfmt_t format;
     size_t chunk_size;
 } find_opts_t;
@@ -146,6 +147,10 @@ static int write_stats(const find_opts_t *o, const find_ctx_t *ctx, const double
     }
     fprintf(fp, "],\n  \"backend\": \"%s\",\n  \"backend_detail\": ", ctx->backend->name);
     sg_json_str(fp, ctx->backend->desc);
+    if (ctx->backend->why[0]) {
+        fputs(",\n  \"backend_choice\": ", fp);
+        sg_json_str(fp, ctx->backend->why);
+    }
     fprintf(fp, ",\n  \"threads\": %d,\n  \"input_bytes\": %llu,\n  \"records\": %lld,\n  \"bases\": %llu,\n",
             o->threads, (unsigned long long)sg_reader_bytes(ctx->in.reader), (long long)ctx->in.chunker.n_rec,
             (unsigned long long)ctx->bases);
@@ -188,7 +193,8 @@ int main_find(int argc, char **argv)
         {"kernel", required_argument, NULL, OPT_KERNEL}, {"chunk-size", required_argument, NULL, OPT_CHUNK},
         {"max-mismatches", required_argument, NULL, 'M'}, {"pam", required_argument, NULL, OPT_PAM},
         {"pam-5", required_argument, NULL, OPT_PAM5}, {"cas-offinder", required_argument, NULL, OPT_CASOFF},
-        {"quiet", no_argument, NULL, 'q'},           {"help", no_argument, NULL, 'h'},
+        {"quiet", no_argument, NULL, 'q'},           {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     find_opts_t o = {.output = "-", .backend = "auto", .kernel = "auto", .strands = SG_STRAND_BOTH,
                      .format = SG_OUT_BED};
@@ -204,7 +210,7 @@ int main_find(int argc, char **argv)
     int n_m = 0, n_f = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":m:f:M:s:o:F:t:b:qh", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, ":m:f:M:s:o:F:t:b:qvh", lopts, NULL)) >= 0) {
         switch (c) {
         case 'm': mopt[n_m++] = optarg; break;
         case 'f': fopt[n_f++] = optarg; break;
@@ -248,6 +254,7 @@ int main_find(int argc, char **argv)
             }
             break;
         case 'q': o.quiet = 1; break;
+        case 'v': o.verbose = 1; break;
         case 'h': usage(stdout); goto out;
         case ':': ret = usage_error("option '%s' needs a value", argv[optind - 1]); goto out;
         default: ret = usage_error("unknown option '%s'", argv[optind - 1]); goto out;
@@ -297,12 +304,14 @@ int main_find(int argc, char **argv)
 
     find_ctx_t ctx = {.ms = &ms};
     sg_backend_opts_t bo = {.motifs = &ms, .skip_masked = o.skip_masked, .kernel = o.kernel,
-                            .n_threads = o.threads, .device = o.device};
+                            .n_threads = o.threads, .device = o.device,
+                            .input_bases = sg_input_bases(o.inputs, o.n_inputs)};
     int r = sg_backend_open(o.backend, &bo, &ctx.backend);
     if (r < 0) {
         ret = sg_exit_code(r);
         goto out;
     }
+    if (o.verbose && ctx.backend->why[0]) sg_info("%s", ctx.backend->why);
     sg_formatter_init(&ctx.fmt, o.format, &ms, o.skip_masked);
     if ((r = sg_writer_open(&ctx.writer, o.output, &ctx.fmt)) < 0) {
         ret = sg_exit_code(r);

@@ -1,6 +1,22 @@
 #include "input.h"
 #include "log.h"
 
+#include <string.h>
+#include <sys/stat.h>
+
+double sg_input_bases(char *const *paths, int n_paths)
+{
+    double total = 0;
+    for (int i = 0; i < n_paths; i++) {
+        struct stat st;
+        if (!strcmp(paths[i], "-") || stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+        size_t n = strlen(paths[i]);
+        int gz = (n > 3 && !strcmp(paths[i] + n - 3, ".gz")) || (n > 4 && !strcmp(paths[i] + n - 4, ".bgz"));
+        total += (double)st.st_size * (gz ? 3 : 1);
+    }
+    return total;
+}
+
 void sg_input_init(sg_input_t *in, char *const *paths, int n_paths, size_t chunk, int n_threads, size_t overlap)
 {
     in->reader = sg_reader_new(paths, n_paths, chunk, n_threads);

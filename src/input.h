@@ -26,6 +26,10 @@ int sg_input_read(void *ctx, void *item, sg_emit_t *emit);
 int sg_input_parse(void *ctx, void *item, sg_emit_t *emit);
 int sg_input_chunk(void *ctx, void *item, sg_emit_t *emit);
 
+/** Bases to expect from the inputs, for planning: the sizes of the
+ * regular files, times 3 for compressed ones; 0 when one is unknown (stdin). */
+double sg_input_bases(char *const *paths, int n_paths);
+
 /** free_item for pipelines whose items are chunks. */
 void sg_input_free_chunk(void *ctx, void *item);
 

@@ -364,6 +364,57 @@ int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, s
     return 0;
 }
 
+/* ---- costs, for the backend planner ----
+ * Calibrated with --stats (scan thread-seconds, kernel seconds) on
+ * bench/gen_genome.c genomes: the 2-core VM (AMD EPYC, AVX-512) and the
+ * 16-core H200 host (Intel Xeon), where the cpu kernels ran up to 2x slower
+ * per thread; the figures here are the host's, as that is where the choice
+ * matters. Units: seconds per 1e9 bases. */
+#define COST_SUNDAY 6.0        /* per pattern */
+#define COST_VECTOR 0.25       /* per pattern */
+#define COST_QGRAM 2.0         /* per unit of qgram_cost() */
+#define COST_MM_GROUP 1.0      /* a PAM group: bitmaps and the PAM check */
+#define COST_MM_WINDOW 1.3     /* per window that passes, cut out of the bitmaps */
+#define COST_MM_VECTOR 1.1     /* per window and vector of patterns compared */
+#define COST_MM_LONG 0.6       /* per window and pattern of more than 32 bases */
+#define GPU_EXACT 0.002        /* per pattern of the bitmap kernel (~450 GB/s of text for one motif) */
+#define GPU_QGRAM 0.02         /* the q-gram kernel (~54 GB/s) */
+#define GPU_MM_PAIR 0.8e-12    /* per window-pattern pair of the mismatch kernel (3.1 Gb, 1000 guides: 0.32 s) */
+#define GPU_MM_LONG 8e-12      /* ... of a pattern of more than 32 bases (one thread per window) */
+
+double sg_plan_cpu_cost(const sg_plan_t *p, const sg_motif_set_t *ms)
+{
+    (void)ms;
+    double c = COST_SUNDAY * p->n_sunday + COST_VECTOR * p->n_vector;
+    if (p->qgram) {
+        sg_qgram_view_t v;
+        sg_qgram_view(p->qgram, &v);
+        double miss = v.q >= 11 ? 0.5 * (v.q - 10) : 0;
+        c += COST_QGRAM * (1.0 + miss + 10.0 * (double)v.n_ent / (double)(1ull << (2 * v.q)));
+    }
+    for (int g = 0; p->mm && g < sg_mm_n_groups(p->mm); g++) {
+        sg_mm_group_view_t v;
+        sg_mm_group(p->mm, g, &v);
+        double f = sg_mm_pass_rate(&v), lanes = sg_mm_vector_lanes(p->mm);
+        c += COST_MM_GROUP + f * COST_MM_WINDOW;
+        if (v.p32) c += f * COST_MM_VECTOR * ((v.n_pat + lanes - 1) / lanes);
+        else c += f * COST_MM_LONG * v.n_pat;
+    }
+    return c;
+}
+
+double sg_plan_gpu_cost(const sg_plan_t *p, const sg_motif_set_t *ms)
+{
+    (void)ms;
+    double c = GPU_EXACT * (p->n_vector + p->n_sunday) + (p->qgram ? GPU_QGRAM : 0);
+    for (int g = 0; p->mm && g < sg_mm_n_groups(p->mm); g++) {
+        sg_mm_group_view_t v;
+        sg_mm_group(p->mm, g, &v);
+        c += 1e9 * sg_mm_pass_rate(&v) * v.n_pat * (v.p32 ? GPU_MM_PAIR : GPU_MM_LONG);
+    }
+    return c;
+}
+
 void sg_plan_describe(const sg_plan_t *p, char *buf, size_t n)
 {
     int k = 0;

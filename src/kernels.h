@@ -106,6 +106,10 @@ typedef struct {
 
 int sg_mm_n_groups(const sg_mm_t *mm);
 void sg_mm_group(const sg_mm_t *mm, int g, sg_mm_group_view_t *v);
+/** The share of windows of random sequence that pass a group's PAM. */
+double sg_mm_pass_rate(const sg_mm_group_view_t *v);
+/** Patterns compared per instruction on this CPU (16 AVX-512, 8 AVX2, 1). */
+int sg_mm_vector_lanes(const sg_mm_t *mm);
 
 /* Which kernel scans which patterns: the planner every backend uses. */
 typedef struct {
@@ -130,6 +134,12 @@ typedef struct {
  */
 int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, sg_plan_t *plan, char *err,
                  size_t errsz) __attribute__((warn_unused_result));
+/* What a plan costs, for the backend planner (backend.c): thread-seconds
+ * per 1e9 text bases of the cpu kernels, and device-seconds per 1e9 bases
+ * of the cuda kernels of the same work on one GPU (calibrated in kernels.c). */
+double sg_plan_cpu_cost(const sg_plan_t *plan, const sg_motif_set_t *ms);
+double sg_plan_gpu_cost(const sg_plan_t *plan, const sg_motif_set_t *ms);
+
 /** "sunday x2 vector x1 qgram(q=10) x200" */
 void sg_plan_describe(const sg_plan_t *plan, char *buf, size_t n);
 void sg_plan_free(sg_plan_t *plan);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *log_prefix = "seqgpu";
 static int log_quiet;
@@ -18,6 +19,18 @@ int sg_exit_code(int err)
     case SG_ERR_DEVICE: return SG_EXIT_DEVICE;
     default: return err < 0 ? SG_EXIT_SYSTEM : SG_EXIT_OK;
     }
+}
+
+static volatile int quick_exit_wanted;
+
+void sg_exit_quick_request(void) { quick_exit_wanted = 1; }
+int sg_exit_quick_requested(void) { return quick_exit_wanted; }
+
+int sg_exit_finish(int code)
+{
+    if (!quick_exit_wanted) return code;
+    fflush(NULL); /* the outputs are closed and checked already; this is stderr */
+    _exit(code);
 }
 
 void sg_log_init(const char *prefix, int quiet)

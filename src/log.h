@@ -22,6 +22,15 @@ enum {
 /** Map a negative SG_ERR_* code to the matching SG_EXIT_* code. */
 int sg_exit_code(int err);
 
+/** A backend whose teardown is slow and needless once the process ends (a
+ * CUDA context) asks that the process end without it. */
+void sg_exit_quick_request(void);
+/** Whether that was asked. */
+int sg_exit_quick_requested(void);
+/** End of main: flush and end the process at once with code if a quick
+ * exit was asked (no atexit handlers); else return code. */
+int sg_exit_finish(int code);
+
 /** Set the prefix of every message ("seqgpu find") and whether info lines print
  * (quiet 1: no info lines; 2: no messages at all, for fuzzing harnesses). */
 void sg_log_init(const char *prefix, int quiet);

@@ -45,8 +45,8 @@ int main(int argc, char **argv)
         return SG_EXIT_INPUT;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "find")) return main_find(argc - 1, argv + 1);
-    if (!strcmp(cmd, "scc")) return main_scc(argc - 1, argv + 1);
+    if (!strcmp(cmd, "find")) return sg_exit_finish(main_find(argc - 1, argv + 1));
+    if (!strcmp(cmd, "scc")) return sg_exit_finish(main_scc(argc - 1, argv + 1));
     if (!strcmp(cmd, "--version")) {
         printf("seqgpu %s\n", SG_VERSION);
         return SG_EXIT_OK;

@@ -44,10 +44,11 @@ struct sg_mm {
     int n_group;
     int max_len;
     cmp32_fn cmp32;  /* the widest comparison this CPU has */
+    int lanes;       /* ... and the patterns it compares at once */
     int avx2;        /* bitmaps with AVX2 */
 };
 
-static cmp32_fn pick_cmp32(int *avx2);
+static cmp32_fn pick_cmp32(int *avx2, int *lanes);
 
 static int same_pam(const sg_pattern_t *a, const sg_pattern_t *b)
 {
@@ -122,7 +123,7 @@ sg_mm_t *sg_mm_build(const sg_pattern_t *pat, const int *ids, int n_ids)
     }
     free(first);
     free(gid);
-    mm->cmp32 = pick_cmp32(&mm->avx2);
+    mm->cmp32 = pick_cmp32(&mm->avx2, &mm->lanes);
     return mm;
 }
 
@@ -144,6 +145,15 @@ void sg_mm_free(sg_mm_t *mm)
 }
 
 int sg_mm_n_groups(const sg_mm_t *mm) { return mm->n_group; }
+
+double sg_mm_pass_rate(const sg_mm_group_view_t *v)
+{
+    double f = 1;
+    for (int k = 0; k < v->n_pam; k++) f *= __builtin_popcount(v->pam_set[k]) / 4.0;
+    return f;
+}
+
+int sg_mm_vector_lanes(const sg_mm_t *mm) { return mm->lanes; }
 
 void sg_mm_group(const sg_mm_t *mm, int g, sg_mm_group_view_t *v)
 {
@@ -245,13 +255,16 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) static void cmp32_avx512(cons
 }
 
 /* SEQGPU_CPU_SIMD=none or avx2 caps the instruction set (tests compare the paths). */
-static cmp32_fn pick_cmp32(int *avx2)
+static cmp32_fn pick_cmp32(int *avx2, int *lanes)
 {
     const char *cap = getenv("SEQGPU_CPU_SIMD");
     int none = cap && !strcmp(cap, "none"), only_avx2 = cap && !strcmp(cap, "avx2");
     *avx2 = !none && __builtin_cpu_supports("avx2");
-    if (!none && !only_avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
+    if (!none && !only_avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq")) {
+        *lanes = 16;
         return cmp32_avx512;
+    }
+    *lanes = *avx2 ? 8 : 1;
     return *avx2 ? cmp32_avx2 : cmp32_scalar;
 }
 
@@ -273,9 +286,10 @@ __attribute__((target("avx2"))) static void bitmaps_avx2(const uint8_t *enc, siz
     }
 }
 #else
-static cmp32_fn pick_cmp32(int *avx2)
+static cmp32_fn pick_cmp32(int *avx2, int *lanes)
 {
     *avx2 = 0;
+    *lanes = 1;
     return cmp32_scalar;
 }
 #endif
