@@ -91,6 +91,10 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libseqgpu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libseqgpu.a $(SG_LIBS)
 
+$(BUILD)/bench/cuda_start: bench/cuda_start.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SG_CFLAGS) -I$(CUDA_HOME)/include $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
+
 $(BUILD)/bench/%: bench/%.c bench/rng.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< -lm

@@ -14,7 +14,7 @@ t0=$(date +%s)
 stamp() { echo "## $1 at +$(( $(date +%s) - t0 )) s"; }
 stamp build
 make -j"$(nproc)" all units > "$LOGS/build.log" 2>&1 || { tail -30 "$LOGS/build.log"; exit 1; }
-make -j"$(nproc)" build/bench/gen_genome build/bench/sim_reads build/bench/gen_graph >> "$LOGS/build.log" 2>&1
+make -j"$(nproc)" build/bench/gen_genome build/bench/sim_reads build/bench/gen_graph build/bench/cuda_start >> "$LOGS/build.log" 2>&1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 for u in ${UNITS:-}; do
     stamp "$u"
