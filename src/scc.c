@@ -27,7 +27,9 @@
 #include "repeats.h"
 #include "version.h"
 
-#define HIST_BINS 10001
+/* counts of k-mers up to 65535 apart (the last bin holds the rest): room
+ * for the repeats whose errors the coverage estimate must tell apart */
+#define HIST_BINS 65537
 
 static void usage(FILE *fp)
 {
@@ -147,12 +149,17 @@ static int likely_cuda(const scc_opts_t *o)
 }
 #endif
 
-/* The threshold from the histogram: --min-count, or --min-copies x coverage. */
+/* The threshold from the histogram: --min-count, or --min-copies x coverage
+ * (beyond any count: no k-mer kept). */
 static void set_threshold(const scc_opts_t *o, scc_run_t *run)
 {
-    sg_coverage_estimate(run->hist, HIST_BINS, &run->cov);
-    run->threshold = o->min_count > 0 ? (uint32_t)o->min_count
-                                      : (uint32_t)fmax(2.0, ceil(o->min_copies * run->cov.coverage - 1e-9));
+    sg_coverage_estimate(run->hist, HIST_BINS, o->k, &run->cov);
+    double t = fmax(2.0, ceil(o->min_copies * run->cov.coverage - 1e-9));
+    run->threshold = o->min_count > 0 ? (uint32_t)o->min_count : t >= UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+    if (!run->cov.clear && run->total && o->min_count <= 0)
+        sg_warn("no clear peak of single-copy k-mers in the k-mer count histogram (too little coverage?): coverage "
+                "taken as 1, so k-mers seen %u times or more are kept; set the threshold with -c, to about 3 times "
+                "the k-mer coverage (--stats FILE has the histogram)", run->threshold);
 }
 
 static void report_threshold(const scc_opts_t *o, const scc_run_t *run)
