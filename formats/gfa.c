@@ -284,17 +284,20 @@ int sg_edges_read(const char *path, sg_graph_t *g)
     int64_t *labels;
     uint32_t n_node = 0;
     sg_edge_t *e = sg_malloc((n / 2 + 1) * sizeof *e);
-    if (n && (uint64_t)(hi - lo) < 4 * (uint64_t)n + 1024 && (uint64_t)(hi - lo) < UINT32_MAX) {
-        uint64_t range = (uint64_t)(hi - lo) + 1;
+    /* the span of the labels in unsigned arithmetic: hi - lo overflows an int64_t for ids near both ends */
+    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    if (n && span < 4 * (uint64_t)n + 1024 && span < UINT32_MAX) {
+        uint64_t range = span + 1;
         uint32_t *id = sg_calloc(range, sizeof *id); /* 1 + node number; 0: absent */
-        for (size_t i = 0; i < n; i++) id[ends[i] - lo] = 1;
+        for (size_t i = 0; i < n; i++) id[(uint64_t)ends[i] - (uint64_t)lo] = 1;
         labels = sg_malloc((n + 1) * sizeof *labels);
         for (uint64_t x = 0; x < range; x++)
             if (id[x]) {
                 labels[n_node] = lo + (int64_t)x;
                 id[x] = ++n_node;
             }
-        for (size_t i = 0; i < n / 2; i++) e[i] = (sg_edge_t){id[ends[2 * i] - lo] - 1, id[ends[2 * i + 1] - lo] - 1, 0};
+        for (size_t i = 0; i < n / 2; i++)
+            e[i] = (sg_edge_t){id[(uint64_t)ends[2 * i] - (uint64_t)lo] - 1, id[(uint64_t)ends[2 * i + 1] - (uint64_t)lo] - 1, 0};
         free(id);
     } else {
         labels = sg_malloc((n + 1) * sizeof *labels);
