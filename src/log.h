@@ -30,6 +30,8 @@ void sg_log_init(const char *prefix, int quiet);
 void sg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** "PREFIX: warning: message" on stderr. */
 void sg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** "PREFIX: warning: message" on stderr unless quiet: what a pipeline meets as a matter of course (an empty input). */
+void sg_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** "[PREFIX] message" on stderr unless quiet. */
 void sg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -39,6 +41,8 @@ double sg_realtime(void);
 double sg_cputime(void);
 /** Peak resident set size of the process in bytes. */
 size_t sg_peak_rss(void);
+/** Bytes of memory this process can still have: the system's available memory, within an address-space limit. */
+size_t sg_mem_available(void);
 
 /** Allocation that reports "out of memory" and exits with SG_EXIT_SYSTEM on failure. */
 void *sg_malloc(size_t n);

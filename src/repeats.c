@@ -1,7 +1,6 @@
 #define _GNU_SOURCE
 #include "repeats.h"
 #include "log.h"
-#include "../formats/outfile.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -288,11 +287,8 @@ void sg_repeats_free(sg_repeats_t *r)
     memset(r, 0, sizeof *r);
 }
 
-int sg_repeats_write_tsv(const char *path, const sg_repeats_t *r)
+void sg_repeats_write_tsv(FILE *fp, const sg_repeats_t *r)
 {
-    sg_outfile_t out;
-    if (sg_outfile_open(&out, path) < 0) return SG_ERR_SYSTEM;
-    FILE *fp = out.fp;
     fputs("id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit\n", fp);
     for (uint32_t i = 0; i < r->n; i++) {
         const sg_repeat_t *x = &r->r[i];
@@ -300,14 +296,10 @@ int sg_repeats_write_tsv(const char *path, const sg_repeats_t *r)
                 x->n_nodes, (unsigned long long)x->kmers, (unsigned long long)x->period, x->mean_count, x->copies,
                 x->unit[0] ? x->unit : "*");
     }
-    return sg_outfile_close(&out);
 }
 
-int sg_repeats_write_units(const char *path, const sg_repeats_t *r)
+void sg_repeats_write_units(FILE *fp, const sg_repeats_t *r)
 {
-    sg_outfile_t out;
-    if (sg_outfile_open(&out, path) < 0) return SG_ERR_SYSTEM;
-    FILE *fp = out.fp;
     for (uint32_t i = 0; i < r->n; i++) {
         const sg_repeat_t *x = &r->r[i];
         if (!x->unit[0]) continue;
@@ -315,18 +307,13 @@ int sg_repeats_write_units(const char *path, const sg_repeats_t *r)
                 (unsigned long long)x->period, x->copies);
         for (uint64_t j = 0; j < x->period; j += 60) fprintf(fp, "%.60s\n", x->unit + j);
     }
-    return sg_outfile_close(&out);
 }
 
-int sg_components_write(const char *path, const sg_graph_t *g, const uint32_t *node_comp)
+void sg_components_write(FILE *fp, const sg_graph_t *g, const uint32_t *node_comp)
 {
-    sg_outfile_t out;
-    if (sg_outfile_open(&out, path) < 0) return SG_ERR_SYSTEM;
-    FILE *fp = out.fp;
     char nb[32];
     const char *prefix = g->oriented ? "repeat" : "scc";
     fputs("node\tcomponent\n", fp);
     for (uint32_t i = 0; i < g->n; i++)
         if (node_comp[i]) fprintf(fp, "%s\t%s%u\n", sg_graph_name(g, i, nb, sizeof nb), prefix, node_comp[i]);
-    return sg_outfile_close(&out);
 }
