@@ -112,16 +112,18 @@ void sg_kmers_unitigs(sg_kmers_t *t, int n_threads, sg_graph_t *g)
  * spreads over hundreds of bins at high depth). */
 #define SPAN 1.25
 
-/* Mean of a Poisson(lambda) variable given lo <= x <= hi. */
+/* Mean of a Poisson(lambda) variable given lo <= x <= hi (the terms scaled
+ * by the largest, which may be far below what a double holds). */
 static double truncated_mean(double lambda, int lo, int hi)
 {
-    double w = 0, sum = 0;
+    double top = -HUGE_VAL, w = 0, sum = 0;
+    for (int c = lo; c <= hi; c++) top = fmax(top, c * log(lambda) - lgamma(c + 1.0));
     for (int c = lo; c <= hi; c++) {
-        double p = exp(c * log(lambda) - lambda - lgamma(c + 1.0));
+        double p = exp(c * log(lambda) - lgamma(c + 1.0) - top);
         w += p;
         sum += p * c;
     }
-    return w > 0 ? sum / w : lo;
+    return sum / w;
 }
 
 void sg_coverage_estimate(const uint64_t *hist, int n, int k, sg_coverage_t *cov)
@@ -135,10 +137,10 @@ void sg_coverage_estimate(const uint64_t *hist, int n, int k, sg_coverage_t *cov
         int lo = (int)ceil(c / SPAN), hi = (int)floor(c * SPAN);
         w[c] = pre[hi < top ? hi : top] - pre[lo - 1];
     }
-    /* the error k-mers: distinct k-mers fall off from count 1 to the first
-     * minimum (a rise there that is noise is no peak: see below) */
+    /* the error k-mers: their occurrences fall off from count 1 to the
+     * first minimum (a rise there that is noise is no peak: see below) */
     int t = 1;
-    while (t < top && hist[t + 1] <= hist[t]) t++;
+    while (t < top && hist[t] && (t + 1.0) * hist[t + 1] <= (double)t * hist[t]) t++;
     /* peaks: the most occurrences within a factor 1.5 either way */
     int *peak = sg_malloc(((size_t)top + 1) * sizeof *peak), n_peak = 0;
     for (int c = t + 1; c <= top; c++) {
@@ -162,11 +164,13 @@ void sg_coverage_estimate(const uint64_t *hist, int n, int k, sg_coverage_t *cov
         if (errors >= 0.4 * w[peak[i]]) peak[i] = 0;
         else if (w[peak[i]] > top_w) top_w = w[peak[i]];
     }
-    /* single-copy sequence: the lowest peak, clearly above the errors, the
-     * others being its repeats (which may hold most of the genome) */
+    /* single-copy sequence: the lowest peak, clearly above the errors (the
+     * occurrences at the trough and a little below), the others being its
+     * repeats (which may hold most of the genome) */
+    double errors_w = pre[t] - pre[(int)ceil(t / SPAN) - 1];
     int c0 = 0;
     for (int i = 0; i < n_peak && !c0; i++)
-        if (peak[i] && w[peak[i]] >= 0.01 * top_w && w[peak[i]] >= 2 * w[t]) c0 = peak[i];
+        if (peak[i] && w[peak[i]] >= 0.01 * top_w && w[peak[i]] >= 2 * errors_w) c0 = peak[i];
     free(peak);
     free(pre);
     free(w);
