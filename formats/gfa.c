@@ -42,7 +42,7 @@ typedef struct {
     seg_t *seg;
     link_t *lk;
     size_t n_seg, m_seg, n_lk, m_lk;
-    uint64_t star_bases; /* bases of the segments without a sequence, filled in with N */
+    int stars;           /* segments without a sequence, with a length */
 } gfa_t;
 
 /* Tag name ("LN") of an S line, "LN:i:value", or NULL if it has none. */
@@ -126,7 +126,7 @@ static int gfa_line(gfa_t *st, char *line, size_t len, const char *path, long li
         s->name = sg_strdup(fields[1]);
         s->seq = has_seq ? sg_strdup(fields[2]) : NULL;
         s->len = has_seq ? strlen(s->seq) : (uint64_t)v;
-        if (!has_seq) st->star_bases += s->len;
+        st->stars += !has_seq && s->len;
         s->depth = -1;
         s->kc = -1;
         int r;
@@ -183,13 +183,6 @@ int sg_gfa_parse(sg_reader_t *rd, sg_graph_t *g)
         sg_error("'%s' has no segments (S lines)", path);
         ret = SG_ERR_INPUT;
     }
-    size_t avail = sg_mem_available();
-    if (!ret && st.star_bases > avail) {
-        sg_error("'%s': the segments without a sequence ('*') declare %llu bases (LN), more than the %llu MB of "
-                 "memory available to fill them in", path, (unsigned long long)st.star_bases,
-                 (unsigned long long)(avail >> 20));
-        ret = SG_ERR_INPUT;
-    }
     khash_t(name) *h = kh_init(name);
     for (size_t i = 0; !ret && i < n_seg; i++) {
         int absent;
@@ -236,15 +229,16 @@ int sg_gfa_parse(sg_reader_t *rd, sg_graph_t *g)
         g->kmers = sg_malloc(n_seg * sizeof *g->kmers);
         g->count_sum = sg_malloc(n_seg * sizeof *g->count_sum);
         uint64_t total = 0;
-        for (size_t i = 0; i < n_seg; i++) total += seg[i].len;
+        for (size_t i = 0; i < n_seg; i++) total += seg[i].seq ? seg[i].len : 0;
         g->seq = sg_malloc(total + 1);
+        g->star_len = st.stars ? sg_calloc(n_seg, sizeof *g->star_len) : NULL;
         g->seq_off[0] = 0;
         for (size_t i = 0; i < n_seg; i++) {
             g->name[i] = seg[i].name;
             seg[i].name = NULL;
             if (seg[i].seq) memcpy(g->seq + g->seq_off[i], seg[i].seq, seg[i].len);
-            else memset(g->seq + g->seq_off[i], 'N', seg[i].len);
-            g->seq_off[i + 1] = g->seq_off[i] + seg[i].len;
+            else if (g->star_len) g->star_len[i] = seg[i].len;
+            g->seq_off[i + 1] = g->seq_off[i] + (seg[i].seq ? seg[i].len : 0);
             g->kmers[i] = k && seg[i].len >= k ? seg[i].len - k + 1 : 1;
             g->count_sum[i] = seg[i].kc >= 0 ? seg[i].kc : seg[i].depth >= 0 ? seg[i].depth * g->kmers[i] : 0;
         }
@@ -404,8 +398,9 @@ void sg_gfa_write(FILE *fp, const sg_graph_t *g, const uint8_t *keep, const uint
     for (uint32_t i = 0; i < g->n; i++) {
         if (keep && !keep[i]) continue;
         uint64_t len = sg_graph_len(g, i);
-        fprintf(fp, "S\t%s\t%.*s\tLN:i:%llu\tKC:i:%.0f\tDP:f:%.2f", sg_graph_name(g, i, nb, sizeof nb), (int)len,
-                g->seq + g->seq_off[i], (unsigned long long)len, g->count_sum[i],
+        int no_seq = sg_graph_no_seq(g, i);
+        fprintf(fp, "S\t%s\t%.*s\tLN:i:%llu\tKC:i:%.0f\tDP:f:%.2f", sg_graph_name(g, i, nb, sizeof nb),
+                no_seq ? 1 : (int)len, no_seq ? "*" : g->seq + g->seq_off[i], (unsigned long long)len, g->count_sum[i],
                 g->kmers[i] ? g->count_sum[i] / g->kmers[i] : 0.0);
         if (comp_of && comp_of[i])
             fprintf(fp, "\tLB:Z:repeat%u\tCL:Z:%s", comp_of[i], palette[(comp_of[i] - 1) % (sizeof palette / sizeof *palette)]);

@@ -13,7 +13,7 @@
  * whose format is SG_FMT_GFA (sg_reader_format()); other lines are skipped.
  * Depth comes from KC (k-mer count), km or DP (mean depth) or RC (read
  * count) tags; k from the links' overlaps. A segment without a sequence
- * ('*') is LN:i bases of N.
+ * ('*') has the length LN:i says, and no bases (sg_graph_no_seq()).
  * @return 0, or SG_ERR_INPUT with the message printed (file and line)
  */
 int sg_gfa_parse(sg_reader_t *r, sg_graph_t *g) __attribute__((warn_unused_result));

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
 static const char *log_prefix = "seqgpu";
 static int log_quiet;
@@ -93,21 +92,6 @@ size_t sg_peak_rss(void)
     struct rusage r;
     getrusage(RUSAGE_SELF, &r);
     return (size_t)r.ru_maxrss * 1024; /* Linux reports kilobytes */
-}
-
-size_t sg_mem_available(void)
-{
-    size_t avail = 0;
-    FILE *fp = fopen("/proc/meminfo", "r");
-    char line[256];
-    unsigned long long kb;
-    while (fp && fgets(line, sizeof line, fp))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) avail = (size_t)kb << 10;
-    if (fp) fclose(fp);
-    if (!avail) avail = (size_t)sysconf(_SC_AVPHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
-    struct rlimit lim;
-    if (getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < avail) avail = lim.rlim_cur;
-    return avail;
 }
 
 static void *oom(size_t n)

@@ -41,8 +41,6 @@ double sg_realtime(void);
 double sg_cputime(void);
 /** Peak resident set size of the process in bytes. */
 size_t sg_peak_rss(void);
-/** Bytes of memory this process can still have: the system's available memory, within an address-space limit. */
-size_t sg_mem_available(void);
 
 /** Allocation that reports "out of memory" and exits with SG_EXIT_SYSTEM on failure. */
 void *sg_malloc(size_t n);

@@ -114,7 +114,8 @@ static uint64_t weight(const sg_graph_t *g, uint64_t edge)
     return len > g->ovl[edge] ? len - g->ovl[edge] : 0;
 }
 
-/* The shortest cycle through s inside component c, spelled; NULL if none. */
+/* The shortest cycle through s inside component c, spelled (NULL if none,
+ * or when a segment on it has no sequence); *period: its length. */
 static char *shortest_cycle(const sg_graph_t *g, const uint32_t *comp, uint32_t s, uint64_t *dist, uint32_t *prev,
                             uint64_t *prev_edge, uint32_t *touched, heap_item_t *heap, uint64_t *period)
 {
@@ -147,21 +148,23 @@ static char *shortest_cycle(const sg_graph_t *g, const uint32_t *comp, uint32_t 
     }
     char *out = NULL;
     if (best != INF) {
+        *period = best;
         /* walk back from the vertex that closed the cycle, then spell forwards */
         uint64_t n_steps = 1, m = 16;
         uint64_t *edges = sg_malloc(m * sizeof *edges);
         edges[0] = best_edge;
+        int known = 1;
         for (uint32_t v = best_from; v != s; v = prev[v]) {
             if (n_steps == m) edges = sg_realloc(edges, (m *= 2) * sizeof *edges);
             edges[n_steps++] = prev_edge[v];
         }
-        uint64_t total = 0;
-        for (uint64_t i = 0; i < n_steps; i++) total += sg_graph_len(g, g->adj[edges[i]] >> 1);
-        out = sg_malloc(total + 1);
-        uint64_t at = 0;
-        for (uint64_t i = n_steps; i-- > 0;) spell(g, g->adj[edges[i]], g->ovl[edges[i]], out, &at);
-        out[at] = 0;
-        *period = at;
+        for (uint64_t i = 0; i < n_steps; i++) known &= !sg_graph_no_seq(g, g->adj[edges[i]] >> 1);
+        if (known) {
+            out = sg_malloc(best + 1);
+            uint64_t at = 0;
+            for (uint64_t i = n_steps; i-- > 0;) spell(g, g->adj[edges[i]], g->ovl[edges[i]], out, &at);
+            out[at] = 0;
+        }
         free(edges);
     }
     for (uint32_t i = 0; i < n_touched; i++) dist[touched[i]] = INF;
