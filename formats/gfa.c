@@ -1,9 +1,10 @@
 #define _GNU_SOURCE
 #include "gfa.h"
 #include "../src/log.h"
-#include "outfile.h"
+#include "seqio.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,23 +14,6 @@
 #include <htslib/kstring.h>
 
 KHASH_MAP_INIT_STR(name, uint32_t)
-
-int sg_is_gfa(const char *path)
-{
-    if (!strcmp(path, "-")) return 0;
-    BGZF *fp = bgzf_open(path, "r");
-    if (!fp) return 0;
-    kstring_t s = {0};
-    int gfa = 0;
-    while (bgzf_getline(fp, '\n', &s) >= 0) {
-        if (s.l == 0 || s.s[0] == '#') continue;
-        gfa = s.l >= 2 && strchr("HSL", s.s[0]) && s.s[1] == '\t';
-        break;
-    }
-    free(s.s);
-    bgzf_close(fp);
-    return gfa;
-}
 
 /* Open a graph file (plain or gzip), or say why not. */
 static BGZF *open_graph(const char *path)
@@ -53,89 +37,148 @@ typedef struct {
     uint32_t ovl;
 } link_t;
 
-static int tag_value(char **fields, int n, const char *tag, double *out)
+/* What the S and L lines said so far. */
+typedef struct {
+    seg_t *seg;
+    link_t *lk;
+    size_t n_seg, m_seg, n_lk, m_lk;
+    int stars;           /* segments without a sequence, with a length */
+} gfa_t;
+
+/* Tag name ("LN") of an S line, "LN:i:value", or NULL if it has none. */
+static const char *tag(char **fields, int n, const char *name)
 {
     for (int i = 3; i < n; i++)
-        if (!strncmp(fields[i], tag, 2) && fields[i][2] == ':' && fields[i][4] == ':') {
-            char *end;
-            double v = strtod(fields[i] + 5, &end);
-            if (end != fields[i] + 5) {
-                *out = v;
-                return 1;
-            }
-        }
-    return 0;
+        if (!strncmp(fields[i], name, 2) && fields[i][2] == ':' && fields[i][3] && fields[i][4] == ':')
+            return fields[i];
+    return NULL;
+}
+
+/* A depth tag: a finite number >= 0. 0 (none), 1, or SG_ERR_INPUT. */
+static int depth_tag(char **fields, int n, const char *name, double *out, const char *path, long lineno)
+{
+    const char *t = tag(fields, n, name), *v = t ? t + 5 : NULL;
+    if (!t) return 0;
+    char *end;
+    *out = strtod(v, &end);
+    if (end == v || *end || !isfinite(*out) || *out < 0) {
+        sg_error("'%s' line %ld: %s is not a depth (a number, 0 or more)", path, lineno, t);
+        return SG_ERR_INPUT;
+    }
+    return 1;
 }
 
 /* Overlap of a link CIGAR: "31M" (or any alignment: the bases on the first
  * segment), "*" or "0M" for none. */
 static int cigar_overlap(const char *c, uint32_t *ovl)
 {
+    uint64_t sum = 0;
     *ovl = 0;
     if (!strcmp(c, "*")) return 0;
     while (*c) {
         char *end;
+        errno = 0;
         unsigned long n = strtoul(c, &end, 10);
-        if (end == c || !*end || !strchr("MIDNSHP=X", *end)) return -1;
-        if (strchr("MDN=X", *end)) *ovl += (uint32_t)n;
+        if (end == c || !*end || !strchr("MIDNSHP=X", *end) || errno || n > INT32_MAX) return -1;
+        if (strchr("MDN=X", *end)) sum += n;
         c = end + 1;
+    }
+    if (sum >= INT32_MAX) return -1; /* k = overlap + 1 is an int */
+    *ovl = (uint32_t)sum;
+    return 0;
+}
+
+static int gfa_line(gfa_t *st, char *line, size_t len, const char *path, long lineno)
+{
+    char *fields[64];
+    if (len && line[len - 1] == '\r') line[--len] = 0;
+    if (!len || line[0] == '#') return 0;
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(line, "\t", &save); t && n < 64; t = strtok_r(NULL, "\t", &save))
+        fields[n++] = t;
+    if (line[0] == 'S') {
+        if (n < 3) {
+            sg_error("'%s' line %ld: an S line needs a name and a sequence", path, lineno);
+            return SG_ERR_INPUT;
+        }
+        /* a length is what a GFA integer (i, 32 bits) can hold, and the
+         * sequence's own when there is one */
+        const char *ln = tag(fields, n, "LN");
+        int has_seq = strcmp(fields[2], "*") != 0;
+        long long v = 0;
+        if (ln) {
+            char *end;
+            errno = 0;
+            v = strtoll(ln + 5, &end, 10);
+            if (end == ln + 5 || *end || errno || v < 1 || v > INT32_MAX) {
+                sg_error("'%s' line %ld: %s is not a length (an integer from 1 to %d)", path, lineno, ln, INT32_MAX);
+                return SG_ERR_INPUT;
+            }
+            if (has_seq && (size_t)v != strlen(fields[2])) {
+                sg_error("'%s' line %ld: LN %lld differs from the length of the sequence, %zu", path, lineno, v,
+                         strlen(fields[2]));
+                return SG_ERR_INPUT;
+            }
+        }
+        if (st->n_seg == st->m_seg) st->seg = sg_realloc(st->seg, (st->m_seg = st->m_seg ? 2 * st->m_seg : 1024) * sizeof *st->seg);
+        seg_t *s = &st->seg[st->n_seg++];
+        memset(s, 0, sizeof *s);
+        s->name = sg_strdup(fields[1]);
+        s->seq = has_seq ? sg_strdup(fields[2]) : NULL;
+        s->len = has_seq ? strlen(s->seq) : (uint64_t)v;
+        st->stars += !has_seq && s->len;
+        s->depth = -1;
+        s->kc = -1;
+        int r;
+        if ((r = depth_tag(fields, n, "km", &s->depth, path, lineno)) == 0) r = depth_tag(fields, n, "DP", &s->depth, path, lineno);
+        if (r >= 0 && (r = depth_tag(fields, n, "KC", &s->kc, path, lineno)) == 0) r = depth_tag(fields, n, "RC", &s->kc, path, lineno);
+        return r < 0 ? r : 0;
+    }
+    if (line[0] == 'L') {
+        uint32_t ovl = 0;
+        if (n < 6 || strlen(fields[2]) != 1 || strlen(fields[4]) != 1 || !strchr("+-", fields[2][0]) ||
+            !strchr("+-", fields[4][0]) || cigar_overlap(fields[5], &ovl) < 0) {
+            sg_error("'%s' line %ld: an L line is 'L<TAB>from<TAB>+|-<TAB>to<TAB>+|-<TAB>overlap'", path, lineno);
+            return SG_ERR_INPUT;
+        }
+        if (st->n_lk == st->m_lk) st->lk = sg_realloc(st->lk, (st->m_lk = st->m_lk ? 2 * st->m_lk : 1024) * sizeof *st->lk);
+        st->lk[st->n_lk++] = (link_t){sg_strdup(fields[1]), sg_strdup(fields[3]), fields[2][0] == '-', fields[4][0] == '-', ovl};
     }
     return 0;
 }
 
-int sg_gfa_read(const char *path, sg_graph_t *g)
+/* The lines of the reader's blocks, through gfa_line. */
+static int gfa_lines(sg_reader_t *rd, gfa_t *st, const char **path)
+{
+    sg_chunk_t *c;
+    long lineno = 0;
+    int got, ret = 0;
+    while (ret == 0 && (got = sg_reader_next(rd, &c)) > 0) {
+        *path = sg_reader_path(rd, c->file);
+        if (sg_parse_block(c) < 0) {
+            sg_error("cannot read '%s': %s", *path, c->err);
+            ret = SG_ERR_INPUT;
+        }
+        for (char *p = c->seq, *end = c->seq + c->len; ret == 0 && p < end;) {
+            char *nl = memchr(p, '\n', end - p), *e = nl ? nl : end;
+            *e = 0; /* a block has room for one byte after its end */
+            ret = gfa_line(st, p, e - p, *path, ++lineno);
+            p = e + 1;
+        }
+        sg_chunk_free(c);
+    }
+    return ret < 0 ? ret : got < 0 ? SG_ERR_INPUT : 0;
+}
+
+int sg_gfa_parse(sg_reader_t *rd, sg_graph_t *g)
 {
     memset(g, 0, sizeof *g);
-    BGZF *fp = open_graph(path);
-    if (!fp) return SG_ERR_INPUT;
-    kstring_t line = {0};
-    seg_t *seg = NULL;
-    link_t *lk = NULL;
-    size_t n_seg = 0, m_seg = 0, n_lk = 0, m_lk = 0;
-    long lineno = 0;
-    int r, ret = 0;
-    char *fields[64];
-    while ((r = bgzf_getline(fp, '\n', &line)) >= 0) {
-        lineno++;
-        if (line.l && line.s[line.l - 1] == '\r') line.s[--line.l] = 0;
-        if (!line.l || line.s[0] == '#') continue;
-        int n = 0;
-        for (char *save = NULL, *t = strtok_r(line.s, "\t", &save); t && n < 64; t = strtok_r(NULL, "\t", &save))
-            fields[n++] = t;
-        if (line.s[0] == 'S') {
-            if (n < 3) {
-                sg_error("'%s' line %ld: an S line needs a name and a sequence", path, lineno);
-                ret = SG_ERR_INPUT;
-                break;
-            }
-            if (n_seg == m_seg) seg = sg_realloc(seg, (m_seg = m_seg ? 2 * m_seg : 1024) * sizeof *seg);
-            seg_t *s = &seg[n_seg++];
-            s->name = sg_strdup(fields[1]);
-            s->seq = strcmp(fields[2], "*") ? sg_strdup(fields[2]) : NULL;
-            double ln = 0;
-            s->len = s->seq ? strlen(s->seq) : (tag_value(fields, n, "LN", &ln) ? (uint64_t)ln : 0);
-            s->depth = -1;
-            s->kc = -1;
-            if (!tag_value(fields, n, "km", &s->depth)) tag_value(fields, n, "DP", &s->depth);
-            if (!tag_value(fields, n, "KC", &s->kc)) tag_value(fields, n, "RC", &s->kc);
-        } else if (line.s[0] == 'L') {
-            uint32_t ovl = 0;
-            if (n < 6 || strlen(fields[2]) != 1 || strlen(fields[4]) != 1 || !strchr("+-", fields[2][0]) ||
-                !strchr("+-", fields[4][0]) || cigar_overlap(fields[5], &ovl) < 0) {
-                sg_error("'%s' line %ld: an L line is 'L<TAB>from<TAB>+|-<TAB>to<TAB>+|-<TAB>overlap'", path, lineno);
-                ret = SG_ERR_INPUT;
-                break;
-            }
-            if (n_lk == m_lk) lk = sg_realloc(lk, (m_lk = m_lk ? 2 * m_lk : 1024) * sizeof *lk);
-            lk[n_lk++] = (link_t){sg_strdup(fields[1]), sg_strdup(fields[3]), fields[2][0] == '-', fields[4][0] == '-', ovl};
-        }
-    }
-    if (!ret && r < -1) {
-        sg_error("cannot read '%s': truncated or corrupt file", path);
-        ret = SG_ERR_INPUT;
-    }
-    bgzf_close(fp);
-    free(line.s);
+    gfa_t st = {0};
+    const char *path = "(no input)";
+    int ret = gfa_lines(rd, &st, &path);
+    seg_t *seg = st.seg;
+    link_t *lk = st.lk;
+    size_t n_seg = st.n_seg, n_lk = st.n_lk;
     if (!ret && n_seg == 0) {
         sg_error("'%s' has no segments (S lines)", path);
         ret = SG_ERR_INPUT;
@@ -186,15 +229,16 @@ int sg_gfa_read(const char *path, sg_graph_t *g)
         g->kmers = sg_malloc(n_seg * sizeof *g->kmers);
         g->count_sum = sg_malloc(n_seg * sizeof *g->count_sum);
         uint64_t total = 0;
-        for (size_t i = 0; i < n_seg; i++) total += seg[i].len;
+        for (size_t i = 0; i < n_seg; i++) total += seg[i].seq ? seg[i].len : 0;
         g->seq = sg_malloc(total + 1);
+        g->star_len = st.stars ? sg_calloc(n_seg, sizeof *g->star_len) : NULL;
         g->seq_off[0] = 0;
         for (size_t i = 0; i < n_seg; i++) {
             g->name[i] = seg[i].name;
             seg[i].name = NULL;
             if (seg[i].seq) memcpy(g->seq + g->seq_off[i], seg[i].seq, seg[i].len);
-            else memset(g->seq + g->seq_off[i], 'N', seg[i].len);
-            g->seq_off[i + 1] = g->seq_off[i] + seg[i].len;
+            else if (g->star_len) g->star_len[i] = seg[i].len;
+            g->seq_off[i + 1] = g->seq_off[i] + (seg[i].seq ? seg[i].len : 0);
             g->kmers[i] = k && seg[i].len >= k ? seg[i].len - k + 1 : 1;
             g->count_sum[i] = seg[i].kc >= 0 ? seg[i].kc : seg[i].depth >= 0 ? seg[i].depth * g->kmers[i] : 0;
         }
@@ -212,6 +256,22 @@ int sg_gfa_read(const char *path, sg_graph_t *g)
     free(seg);
     free(lk);
     return ret;
+}
+
+int sg_gfa_read(const char *path, sg_graph_t *g)
+{
+    char *paths[] = {(char *)path};
+    sg_reader_t *rd = sg_reader_new(paths, 1, 1 << 20, 1);
+    int fmt = sg_reader_format(rd), r;
+    if (fmt == SG_FMT_GFA) {
+        r = sg_gfa_parse(rd, g);
+    } else {
+        memset(g, 0, sizeof *g);
+        if (fmt >= 0) sg_error("'%s' is not a GFA graph", path);
+        r = SG_ERR_INPUT;
+    }
+    sg_reader_free(rd);
+    return r;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -242,8 +302,14 @@ int sg_edges_read(const char *path, sg_graph_t *g)
     long lineno = 0;
     int r, ret = 0;
     while ((r = bgzf_getline(fp, '\n', &line)) >= 0) {
-        lineno++;
-        char *p = line.s, *end;
+        char *p = line.s, *end, err[256];
+        size_t bom = 0;
+        if (++lineno == 1 && sg_text_start(line.s, line.l, &bom, err, sizeof err) < 0) {
+            sg_error("'%s' is %s", path, err);
+            ret = SG_ERR_INPUT;
+            break;
+        }
+        p += bom;
         while (*p == ' ' || *p == '\t') p++;
         if (!*p || *p == '#' || *p == '\r') continue;
         errno = 0;
@@ -284,17 +350,20 @@ int sg_edges_read(const char *path, sg_graph_t *g)
     int64_t *labels;
     uint32_t n_node = 0;
     sg_edge_t *e = sg_malloc((n / 2 + 1) * sizeof *e);
-    if (n && (uint64_t)(hi - lo) < 4 * (uint64_t)n + 1024 && (uint64_t)(hi - lo) < UINT32_MAX) {
-        uint64_t range = (uint64_t)(hi - lo) + 1;
+    /* the span of the labels in unsigned arithmetic: hi - lo overflows an int64_t for ids near both ends */
+    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    if (n && span < 4 * (uint64_t)n + 1024 && span < UINT32_MAX) {
+        uint64_t range = span + 1;
         uint32_t *id = sg_calloc(range, sizeof *id); /* 1 + node number; 0: absent */
-        for (size_t i = 0; i < n; i++) id[ends[i] - lo] = 1;
+        for (size_t i = 0; i < n; i++) id[(uint64_t)ends[i] - (uint64_t)lo] = 1;
         labels = sg_malloc((n + 1) * sizeof *labels);
         for (uint64_t x = 0; x < range; x++)
             if (id[x]) {
                 labels[n_node] = lo + (int64_t)x;
                 id[x] = ++n_node;
             }
-        for (size_t i = 0; i < n / 2; i++) e[i] = (sg_edge_t){id[ends[2 * i] - lo] - 1, id[ends[2 * i + 1] - lo] - 1, 0};
+        for (size_t i = 0; i < n / 2; i++)
+            e[i] = (sg_edge_t){id[(uint64_t)ends[2 * i] - (uint64_t)lo] - 1, id[(uint64_t)ends[2 * i + 1] - (uint64_t)lo] - 1, 0};
         free(id);
     } else {
         labels = sg_malloc((n + 1) * sizeof *labels);
@@ -322,18 +391,16 @@ static const char *palette[] = {"#e6194b", "#3cb44b", "#4363d8", "#f58231", "#91
                                 "#bcf60c", "#fabebe", "#008080", "#e6beff", "#9a6324", "#800000", "#aaffc3",
                                 "#808000", "#ffd8b1", "#000075", "#808080"};
 
-int sg_gfa_write(const char *path, const sg_graph_t *g, const uint8_t *keep, const uint32_t *comp_of)
+void sg_gfa_write(FILE *fp, const sg_graph_t *g, const uint8_t *keep, const uint32_t *comp_of)
 {
-    sg_outfile_t out;
-    if (sg_outfile_open(&out, path) < 0) return SG_ERR_SYSTEM;
-    FILE *fp = out.fp;
     char nb[32], nb2[32];
     fputs("H\tVN:Z:1.0\n", fp);
     for (uint32_t i = 0; i < g->n; i++) {
         if (keep && !keep[i]) continue;
         uint64_t len = sg_graph_len(g, i);
-        fprintf(fp, "S\t%s\t%.*s\tLN:i:%llu\tKC:i:%.0f\tDP:f:%.2f", sg_graph_name(g, i, nb, sizeof nb), (int)len,
-                g->seq + g->seq_off[i], (unsigned long long)len, g->count_sum[i],
+        int no_seq = sg_graph_no_seq(g, i);
+        fprintf(fp, "S\t%s\t%.*s\tLN:i:%llu\tKC:i:%.0f\tDP:f:%.2f", sg_graph_name(g, i, nb, sizeof nb),
+                no_seq ? 1 : (int)len, no_seq ? "*" : g->seq + g->seq_off[i], (unsigned long long)len, g->count_sum[i],
                 g->kmers[i] ? g->count_sum[i] / g->kmers[i] : 0.0);
         if (comp_of && comp_of[i])
             fprintf(fp, "\tLB:Z:repeat%u\tCL:Z:%s", comp_of[i], palette[(comp_of[i] - 1) % (sizeof palette / sizeof *palette)]);
@@ -350,5 +417,4 @@ int sg_gfa_write(const char *path, const sg_graph_t *g, const uint8_t *keep, con
                     sg_graph_name(g, w >> 1, nb2, sizeof nb2), w & 1 ? '-' : '+', g->ovl[j]);
         }
     }
-    return sg_outfile_close(&out);
 }

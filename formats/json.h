@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-/** Write s as a JSON string literal. */
+/** Write s as a JSON string literal (valid UTF-8 whatever the bytes of s). */
 void sg_json_str(FILE *fp, const char *s);
 
 #endif

@@ -3,43 +3,60 @@
 #include "../src/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-/* Temporaries to remove if a signal ends the run: a fixed table, since the
- * handler may only read memory and call unlink(). */
+/* Temporaries to remove when the run ends another way than through
+ * sg_outfiles_close() or sg_outfiles_discard(): a fixed table, since a
+ * signal handler may only read memory and call unlink(). */
 #define MAX_TMP 16
 static char *volatile pending[MAX_TMP];
 
-static void on_signal(int sig)
+static void remove_pending(void)
 {
     for (int i = 0; i < MAX_TMP; i++)
         if (pending[i]) unlink(pending[i]);
+}
+
+static void on_signal(int sig)
+{
+    remove_pending();
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-static void remember(char *tmp)
+/* What ends a process by default and comes from a user, a pipe or a limit. */
+static const int fatal_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ};
+
+static int remember(char *tmp)
 {
     static int installed;
     if (!installed) {
-        struct sigaction sa;
+        struct sigaction sa, old;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
         sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
+        for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+            /* a signal the caller ignores (nohup, SIGPIPE in some shells) stays ignored */
+            if (sigaction(fatal_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+                sigaction(fatal_signals[i], &sa, NULL);
+        atexit(remove_pending); /* exit() from anywhere: out of memory, a library */
         installed = 1;
     }
     for (int i = 0; i < MAX_TMP; i++)
         if (!pending[i]) {
             pending[i] = tmp;
-            return;
+            return 0;
         }
+    return -1;
 }
 
 static void forget(const char *tmp)
@@ -48,69 +65,218 @@ static void forget(const char *tmp)
         if (pending[i] == tmp) pending[i] = NULL;
 }
 
-int sg_outfile_open(sg_outfile_t *o, const char *path)
+/* n letters and digits nobody can guess, so that no one can plant a file or
+ * link where the temporary will be */
+static void random_letters(char *out, size_t n)
 {
-    memset(o, 0, sizeof *o);
-    if (!strcmp(path, "-")) {
-        o->fp = stdout;
-        o->path = sg_strdup("(standard output)");
-        return 0;
+    static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    unsigned char r[32];
+    if (n > sizeof r) n = sizeof r;
+    if (getrandom(r, n, GRND_NONBLOCK) != (ssize_t)n) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t x = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 48 ^ (uintptr_t)r;
+        for (size_t i = 0; i < n; i++) {
+            x += 0x9e3779b97f4a7c15ull; /* splitmix64 */
+            uint64_t z = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ull;
+            r[i] = (unsigned char)((z ^ z >> 27) * 0x94d049bb133111ebull >> 56);
+        }
     }
-    o->path = sg_strdup(path);
-    struct stat st;
-    int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode); /* /dev/null, /dev/full, a FIFO */
-    if (!direct) {
-        size_t n = strlen(path) + 48;
-        o->tmp = sg_malloc(n);
-        snprintf(o->tmp, n, "%s.seqgpu-tmp.%d", path, (int)getpid());
-        remember(o->tmp);
+    for (size_t i = 0; i < n; i++) out[i] = set[r[i] % (sizeof set - 1)];
+}
+
+/* path with its symlinks followed: the file a link points to is replaced and the link stays */
+static char *follow_links(const char *path)
+{
+    char *p = sg_strdup(path);
+    for (int hops = 0; hops < 40; hops++) {
+        struct stat st;
+        char link[PATH_MAX];
+        ssize_t n;
+        if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode) || (n = readlink(p, link, sizeof link - 1)) < 0) break;
+        link[n] = 0;
+        const char *slash = strrchr(p, '/');
+        size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - p) + 1;
+        char *q = sg_malloc(dir + (size_t)n + 1);
+        memcpy(q, p, dir);
+        memcpy(q + dir, link, (size_t)n + 1);
+        free(p);
+        p = q;
     }
-    o->fp = fopen(o->tmp ? o->tmp : path, "w");
-    if (!o->fp) {
-        sg_error("cannot open '%s' for writing: %s", path, strerror(errno));
-        sg_outfile_discard(o);
+    return p;
+}
+
+/* The real folder of path, a slash and its last name: one spelling per file
+ * (for finding an output named twice), or NULL with errno set. */
+static char *canonical(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    if (!*base) {
+        errno = EISDIR;
+        return NULL;
+    }
+    size_t dn = slash ? (size_t)(slash - path) + 1 : 0;
+    char *dir = sg_malloc(dn + 2);
+    memcpy(dir, slash ? path : ".", slash ? dn : 1);
+    dir[slash ? dn : 1] = 0;
+    char *real = realpath(dir, NULL);
+    free(dir);
+    if (!real) return NULL;
+    size_t n = strlen(real) + strlen(base) + 2;
+    char *c = sg_malloc(n);
+    snprintf(c, n, "%s%s%s", real, strcmp(real, "/") ? "/" : "", base);
+    free(real);
+    return c;
+}
+
+#define TMP_TAG ".seqgpu-tmp."
+#define TMP_RANDOM 12
+
+/* A new empty file beside o->target (which exists when st does), with the
+ * mode the output will have. */
+static int create_tmp(sg_outfile_t *o, const struct stat *st)
+{
+    const char *slash = strrchr(o->target, '/');
+    size_t dir = (size_t)(slash - o->target) + 1; /* canonical() gave a slash */
+    o->tmp = sg_malloc(dir + sizeof TMP_TAG + TMP_RANDOM);
+    memcpy(o->tmp, o->target, dir);
+    memcpy(o->tmp + dir, TMP_TAG, sizeof TMP_TAG - 1);
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        random_letters(o->tmp + dir + sizeof TMP_TAG - 1, TMP_RANDOM);
+        o->tmp[dir + sizeof TMP_TAG - 1 + TMP_RANDOM] = 0;
+        /* a new output gets 0666 less the umask, as any new file; an existing
+         * one its own mode, and nothing wider in the meantime */
+        fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st ? 0600 : 0666);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        sg_error("cannot open '%s' for writing: %s", o->name, strerror(errno));
+        free(o->tmp);
+        o->tmp = NULL;
+        return SG_ERR_INPUT;
+    }
+    if (remember(o->tmp) < 0) {
+        sg_error("more than %d output files at once", MAX_TMP);
+        close(fd);
+        return SG_ERR_SYSTEM;
+    }
+    if ((st && fchmod(fd, st->st_mode & 07777) != 0) || !(o->fp = fdopen(fd, "w"))) {
+        sg_error("cannot open '%s' for writing: %s", o->name, strerror(errno));
+        close(fd);
         return SG_ERR_INPUT;
     }
     return 0;
 }
 
-int sg_outfile_close(sg_outfile_t *o)
+static int open_one(sg_outfile_t *out, int i, const struct stat *in_st, const uint8_t *in_ok, char *const *inputs,
+                    int n_inputs)
 {
-    int r = 0;
-    if (o->fp) {
-        errno = 0;
-        int bad = fflush(o->fp) != 0 || ferror(o->fp);
-        int e = errno;
-        if (fclose(o->fp) != 0 && !bad) bad = 1, e = errno;
-        o->fp = NULL;
-        if (bad) {
-            sg_error("cannot write to '%s': %s", o->path, strerror(e ? e : EIO));
-            r = SG_ERR_SYSTEM;
-        } else if (o->tmp && rename(o->tmp, o->path) != 0) {
-            sg_error("cannot put the output in place as '%s': %s", o->path, strerror(errno));
-            r = SG_ERR_SYSTEM;
+    sg_outfile_t *o = &out[i];
+    int std = !strcmp(o->path, "-");
+    o->name = std ? "(standard output)" : o->path;
+    if (!std) o->target = follow_links(o->path);
+    struct stat st;
+    int exists = std ? fstat(STDOUT_FILENO, &st) == 0 : stat(o->target, &st) == 0;
+    if (exists && S_ISREG(st.st_mode))
+        for (int j = 0; j < n_inputs; j++)
+            if (in_ok[j] && in_st[j].st_dev == st.st_dev && in_st[j].st_ino == st.st_ino) {
+                if (std) sg_error("standard output is the input '%s': refusing to overwrite an input", inputs[j]);
+                else sg_error("%s '%s' is the input '%s': refusing to overwrite an input", o->what, o->name, inputs[j]);
+                return SG_ERR_INPUT;
+            }
+    if (std || (exists && !S_ISREG(st.st_mode))) { /* standard output, /dev/null, a FIFO */
+        for (int j = 0; j < i; j++)
+            if (std && out[j].path && !strcmp(out[j].path, "-")) {
+                sg_error("%s and %s both go to standard output: give one of them a file name", out[j].what, o->what);
+                return SG_ERR_INPUT;
+            }
+        o->fp = std ? stdout : fopen(o->path, "w");
+        if (!o->fp) {
+            sg_error("cannot open '%s' for writing: %s", o->name, strerror(errno));
+            return SG_ERR_INPUT;
         }
+        return 0;
     }
-    if (r < 0) {
-        sg_outfile_discard(o);
-        return r;
+    char *c = canonical(o->target);
+    if (!c || (exists && access(c, W_OK) != 0)) {
+        sg_error("cannot open '%s' for writing: %s", o->name, strerror(errno));
+        free(c);
+        return SG_ERR_INPUT;
     }
-    if (o->tmp) forget(o->tmp);
-    free(o->tmp);
-    free(o->path);
-    o->tmp = o->path = NULL;
-    return 0;
+    free(o->target);
+    o->target = c;
+    for (int j = 0; j < i; j++)
+        if (out[j].tmp && !strcmp(out[j].target, o->target)) {
+            sg_error("%s '%s' is %s as well: give each output its own name", o->what, o->name, out[j].what);
+            return SG_ERR_INPUT;
+        }
+    return create_tmp(o, exists ? &st : NULL);
 }
 
-void sg_outfile_discard(sg_outfile_t *o)
+int sg_outfiles_open(sg_outfile_t *out, int n, char *const *inputs, int n_inputs)
 {
-    if (o->fp) fclose(o->fp);
-    o->fp = NULL;
-    if (o->tmp) {
-        unlink(o->tmp);
-        forget(o->tmp);
+    struct stat *in_st = sg_malloc(((size_t)n_inputs + 1) * sizeof *in_st);
+    uint8_t *in_ok = sg_malloc((size_t)n_inputs + 1);
+    for (int j = 0; j < n_inputs; j++)
+        in_ok[j] = (strcmp(inputs[j], "-") ? stat(inputs[j], &in_st[j]) : fstat(STDIN_FILENO, &in_st[j])) == 0;
+    for (int i = 0; i < n; i++) {
+        out[i].fp = NULL;
+        out[i].target = out[i].tmp = NULL;
     }
-    free(o->tmp);
-    free(o->path);
-    o->tmp = o->path = NULL;
+    int r = 0;
+    for (int i = 0; i < n && r == 0; i++)
+        if (out[i].path) r = open_one(out, i, in_st, in_ok, inputs, n_inputs);
+    free(in_st);
+    free(in_ok);
+    if (r < 0) sg_outfiles_discard(out, n);
+    return r;
+}
+
+static int finish(sg_outfile_t *o)
+{
+    errno = 0;
+    int bad = fflush(o->fp) != 0 || ferror(o->fp);
+    int e = errno;
+    if (fclose(o->fp) != 0 && !bad) bad = 1, e = errno;
+    o->fp = NULL;
+    if (bad) sg_error("cannot write to '%s': %s", o->name, strerror(e ? e : EIO));
+    return bad ? SG_ERR_SYSTEM : 0;
+}
+
+int sg_outfiles_close(sg_outfile_t *out, int n)
+{
+    int r = 0;
+    for (int i = 0; i < n; i++)
+        if (out[i].fp && finish(&out[i]) < 0) r = SG_ERR_SYSTEM;
+    for (int i = 0; i < n && r == 0; i++) {
+        sg_outfile_t *o = &out[i];
+        if (!o->tmp) continue;
+        if (rename(o->tmp, o->target) != 0) {
+            sg_error("cannot put the output in place as '%s': %s", o->name, strerror(errno));
+            r = SG_ERR_SYSTEM;
+            break;
+        }
+        forget(o->tmp);
+        free(o->tmp);
+        o->tmp = NULL;
+    }
+    sg_outfiles_discard(out, n);
+    return r;
+}
+
+void sg_outfiles_discard(sg_outfile_t *out, int n)
+{
+    for (int i = 0; i < n; i++) {
+        sg_outfile_t *o = &out[i];
+        if (o->fp && o->fp != stdout) fclose(o->fp);
+        o->fp = NULL;
+        if (o->tmp) {
+            unlink(o->tmp);
+            forget(o->tmp);
+        }
+        free(o->tmp);
+        free(o->target);
+        o->tmp = o->target = NULL;
+    }
 }

@@ -1,24 +1,42 @@
-/* Output files that never look complete unless they are: a regular file is
- * written under a temporary name beside it and renamed into place when it is
- * closed without error; a failed or interrupted (SIGINT, SIGTERM, SIGHUP)
- * run removes the temporary. Standard output ("-"), devices and FIFOs are
- * written directly. Every write error is reported. */
+/* A run's output files: opened before any input is read, so that a bad
+ * output fails the run before the work; never one of the inputs; and never
+ * a short file that looks complete. A regular file is written under a
+ * temporary name beside it (created with O_EXCL, an unpredictable name) and
+ * all of a run's files are put in place together at the end, or none. A
+ * failed run, an exit() (out of memory) or a fatal signal (SIGINT, SIGTERM,
+ * SIGHUP, SIGPIPE, ...) removes the temporaries. Standard output ("-"),
+ * devices and FIFOs are written directly. Every write error is reported. */
 #ifndef SG_OUTFILE_H
 #define SG_OUTFILE_H
 
 #include <stdio.h>
 
 typedef struct {
-    FILE *fp;
-    char *path; /* as given; "(standard output)" for "-" */
-    char *tmp;  /* the temporary name, or NULL when writing directly */
+    const char *what; /* the option that names it, for messages: "-o", "--stats", "PREFIX.gfa" */
+    const char *path; /* as given; NULL: not asked for; "-": standard output */
+    FILE *fp;         /* open from sg_outfiles_open() to sg_outfiles_close() */
+    const char *name; /* path, or "(standard output)": for messages */
+    char *target;     /* where it goes: path with its symlinks followed (a link stays a link) */
+    char *tmp;        /* the temporary beside target, or NULL when written directly */
 } sg_outfile_t;
 
-/** Open path for writing ("-": standard output). 0, or SG_ERR_INPUT with the message printed. */
-int sg_outfile_open(sg_outfile_t *o, const char *path) __attribute__((warn_unused_result));
-/** Flush, close and put in place. 0, or SG_ERR_SYSTEM with the message printed. */
-int sg_outfile_close(sg_outfile_t *o) __attribute__((warn_unused_result));
-/** Close and remove what was written (a failed run). */
-void sg_outfile_discard(sg_outfile_t *o);
+/**
+ * Open the outputs out[0..n) whose path is set. Refuses an output that is
+ * the same file as an input (device and inode, so links count too; "-" is
+ * standard input) or as another output, and one that cannot be created. An
+ * existing file keeps its mode; a symlink is written through.
+ * @return 0, or SG_ERR_INPUT with the message printed and nothing left open
+ */
+int sg_outfiles_open(sg_outfile_t *out, int n, char *const *inputs, int n_inputs) __attribute__((warn_unused_result));
+
+/**
+ * Flush and close every output; when all were written, put them all in
+ * place, else remove them all.
+ * @return 0, or SG_ERR_SYSTEM with the message printed
+ */
+int sg_outfiles_close(sg_outfile_t *out, int n) __attribute__((warn_unused_result));
+
+/** Close and remove every output (a failed run). */
+void sg_outfiles_discard(sg_outfile_t *out, int n);
 
 #endif

@@ -189,21 +189,19 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
 
 static int write_all(sg_writer_t *w, const char *s, size_t n)
 {
-    if (n && fwrite(s, 1, n, w->out.fp) != n) {
-        sg_error("cannot write to '%s': %s", w->out.path, strerror(errno ? errno : EIO));
-        w->failed = 1;
+    if (n && fwrite(s, 1, n, w->out->fp) != n) {
+        sg_error("cannot write to '%s': %s", w->out->name, strerror(errno ? errno : EIO));
         return SG_ERR_SYSTEM;
     }
     return 0;
 }
 
-int sg_writer_open(sg_writer_t *w, const char *path, const sg_formatter_t *f)
+int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f)
 {
     memset(w, 0, sizeof *w);
     w->f = f;
-    int r = sg_outfile_open(&w->out, path);
-    if (r < 0) return r;
-    setvbuf(w->out.fp, NULL, _IOFBF, 1 << 20);
+    w->out = out;
+    setvbuf(out->fp, NULL, _IOFBF, 1 << 20);
     w->acc = sg_calloc(f->ms->n_motif, sizeof *w->acc);
     w->total = sg_calloc(f->ms->n_motif, sizeof *w->total);
     const char *head = f->fmt == SG_OUT_COUNT ? "seqID\tpatternName\thits\n"
@@ -234,20 +232,6 @@ int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o)
         w->acc_name = sg_strdup(sg_chunk_name(c, &c->seg[c->n_seg - 1]));
     }
     return 0;
-}
-
-int sg_writer_close(sg_writer_t *w)
-{
-    if (w->failed) {
-        sg_outfile_discard(&w->out);
-        return SG_ERR_SYSTEM;
-    }
-    return w->out.path ? sg_outfile_close(&w->out) : 0;
-}
-
-void sg_writer_discard(sg_writer_t *w)
-{
-    sg_outfile_discard(&w->out);
 }
 
 void sg_writer_free(sg_writer_t *w)

@@ -45,23 +45,18 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
 void sg_chunk_text_free(sg_chunk_text_t *o);
 
 typedef struct {
-    sg_outfile_t out;
+    sg_outfile_t *out;
     const sg_formatter_t *f;
     uint64_t *acc;        /* count format: the record that spans chunks */
     char *acc_name;
     uint64_t *total;      /* hits per motif so far */
-    int failed;
 } sg_writer_t;
 
-/** Open path ("-" for standard output) and print the header line, if the format has one. */
-int sg_writer_open(sg_writer_t *w, const char *path, const sg_formatter_t *f) __attribute__((warn_unused_result));
+/** Start writing to an open output (its owner closes it): the header line, if the format has one. */
+int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f) __attribute__((warn_unused_result));
 /** Print the next chunk, in input order. */
 int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o) __attribute__((warn_unused_result));
-/** Flush and close; a failed write or close is an error. */
-int sg_writer_close(sg_writer_t *w) __attribute__((warn_unused_result));
 /** Free the writer's memory (total stays readable until then). */
 void sg_writer_free(sg_writer_t *w);
-/** After a failed run: close and remove the output (never a device or standard output). */
-void sg_writer_discard(sg_writer_t *w);
 
 #endif

@@ -4,6 +4,9 @@
 #include "../src/simd.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,8 @@ struct sg_reader {
     size_t *map_lens;
     int n_maps;
     int fmt, started, eof;
+    int graph_ok;          /* a GFA graph is welcome (the first input, see sg_reader_format) */
+    sg_chunk_t *peeked;    /* the first block, read by sg_reader_format */
     size_t block;
     int n_threads;
     char *carry;           /* streamed: bytes after the last cut, for the next block */
@@ -33,6 +38,94 @@ struct sg_reader {
     int midline;           /* the next block continues a FASTA sequence line */
     uint64_t bytes;
 };
+
+/* A plain file is mapped; if someone truncates it while it is read, touching
+ * the pages it lost raises SIGBUS. Whatever reads a mapping runs under a
+ * per-thread jump buffer, and the handler jumps back to it, so the loss is a
+ * read error rather than a crash. */
+static __thread sigjmp_buf *bus_jmp;
+static struct sigaction bus_prev;
+static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
+#define LOST_MSG "the file was truncated while it was read"
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (bus_jmp) siglongjmp(*bus_jmp, 1);
+    /* not a mapped input's: a fault happens again under the handler there was
+     * before, a signal someone sent is sent again */
+    sigaction(sig, &bus_prev, NULL);
+    if (si->si_code <= 0) raise(sig);
+}
+
+static void install_bus_handler(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER; /* no mask to restore after the jump */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &bus_prev);
+}
+
+/* fn(r, c) reading a mapping; *lost set (and SG_ERR_INPUT returned) when the file lost pages under it. */
+static int guarded(int (*fn)(sg_reader_t *, sg_chunk_t *), sg_reader_t *r, sg_chunk_t *c, int *lost)
+{
+    sigjmp_buf jb;
+    *lost = 0;
+    if (sigsetjmp(jb, 0)) {
+        bus_jmp = NULL;
+        *lost = 1;
+        return SG_ERR_INPUT;
+    }
+    bus_jmp = &jb;
+    int ret = fn(r, c);
+    bus_jmp = NULL;
+    return ret;
+}
+
+int sg_inputs_check(char *const *paths, int n)
+{
+    struct stat in;
+    int have_in = fstat(STDIN_FILENO, &in) == 0;
+    int first_stdin = -1, m = 0;
+    struct {
+        struct stat st;
+        int i;
+    } *once = sg_malloc(((size_t)n + 1) * sizeof *once); /* the inputs that are streams */
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        int std = !strcmp(paths[i], "-");
+        if (std ? !have_in : stat(paths[i], &st) != 0) continue; /* the reader says what is wrong */
+        if (std) st = in;
+        if (std || (have_in && st.st_dev == in.st_dev && st.st_ino == in.st_ino && !S_ISREG(in.st_mode))) {
+            if (first_stdin >= 0) {
+                sg_error("standard input can be read only once: '%s' and '%s' are both standard input",
+                         paths[first_stdin], paths[i]);
+                free(once);
+                return SG_ERR_INPUT;
+            }
+            first_stdin = i;
+        }
+        if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) continue;
+        for (int j = 0; j < m; j++)
+            if (once[j].st.st_dev == st.st_dev && once[j].st.st_ino == st.st_ino) {
+                sg_error("'%s' and '%s' are the same stream, which can be read only once", paths[once[j].i], paths[i]);
+                free(once);
+                return SG_ERR_INPUT;
+            }
+        once[m].st = st;
+        once[m++].i = i;
+    }
+    free(once);
+    return 0;
+}
+
+int sg_input_rereadable(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
 
 sg_reader_t *sg_reader_new(char *const *paths, int n_paths, size_t block, int n_threads)
 {
@@ -54,10 +147,18 @@ const char *sg_reader_path(const sg_reader_t *r, int i)
 
 uint64_t sg_reader_bytes(const sg_reader_t *r) { return r->bytes; }
 
+static void close_file(sg_reader_t *r)
+{
+    if (r->fp) bgzf_close(r->fp);
+    r->fp = NULL;
+    r->map = NULL;
+}
+
 void sg_reader_free(sg_reader_t *r)
 {
     if (!r) return;
-    if (r->fp) bgzf_close(r->fp);
+    close_file(r);
+    sg_chunk_free(r->peeked);
     for (int i = 0; i < r->n_maps; i++) munmap(r->maps[i], r->map_lens[i]);
     free(r->maps);
     free(r->map_lens);
@@ -79,6 +180,7 @@ static int try_map(sg_reader_t *r, const char *path)
     void *m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (m == MAP_FAILED) return 0;
+    pthread_once(&bus_once, install_bus_handler);
     madvise(m, st.st_size, MADV_SEQUENTIAL);
     bgzf_close(r->fp);
     r->fp = NULL;
@@ -153,24 +255,26 @@ static size_t after_line(const char *s, size_t n, size_t k)
     return p - s;
 }
 
+/* Blanks that may end a line (trailing spaces and tabs, as seqkit and
+ * samtools faidx accept them, and the CR of CRLF). */
+static int is_line_end_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
+
 /* Where to end a block that starts at b and could run to b + len (the end
  * of the file if eof): after the last whole line (FASTA; inside a sequence
  * line longer than the block if need be) or record (FASTQ). GROW: the
- * block must grow (a header line or FASTQ record longer than it). */
+ * block must grow (a header line, GFA line or FASTQ record longer than it). */
 #define GROW SIZE_MAX
 static size_t find_cut(int fmt, const char *b, size_t len, int eof, int midline, int *next_midline)
 {
     *next_midline = 0;
     if (eof) return len;
-    if (fmt == SG_FMT_FASTA) {
+    if (fmt != SG_FMT_FASTQ) {
         const char *nl = memrchr(b, '\n', len);
         if (nl) return nl + 1 - b;
-        if (midline || b[0] != '>') { /* inside one long sequence line */
-            /* never between a CR and its LF: a CR is dropped only at a line's end */
-            if (b[len - 1] == '\r') {
-                if (len == 1) return GROW;
-                len--;
-            }
+        if (fmt == SG_FMT_FASTA && (midline || b[0] != '>')) { /* inside one long sequence line */
+            /* never inside the blanks that may end the line: they are dropped only there */
+            while (len && is_line_end_blank(b[len - 1])) len--;
+            if (!len) return GROW;
             *next_midline = 1;
             return len;
         }
@@ -180,33 +284,86 @@ static size_t find_cut(int fmt, const char *b, size_t len, int eof, int midline,
     return lines >= 4 ? after_line(b, len, lines - lines % 4) : GROW;
 }
 
-static int detect_format(sg_reader_t *r, const char *b, size_t len)
+static int is_blank(char ch) { return ch == '\n' || is_line_end_blank(ch); }
+
+int sg_text_start(const char *s, size_t n, size_t *bom, char *err, size_t errsz)
 {
-    const char *path = sg_reader_path(r, r->cur);
-    if (!len) {
-        sg_error("'%s' is empty: no FASTA or FASTQ records", path);
-        return SG_ERR_INPUT;
-    }
-    unsigned char ch = b[0];
-    if (ch == '>') r->fmt = SG_FMT_FASTA;
-    else if (ch == '@') r->fmt = SG_FMT_FASTQ;
-    else {
-        if (ch >= 0x20 && ch < 0x7f)
-            sg_error("'%s' is not FASTA or FASTQ: it starts with '%c', not '>' or '@'", path, ch);
-        else
-            sg_error("'%s' is not FASTA or FASTQ: it starts with byte 0x%02x (binary data?)", path, ch);
-        return SG_ERR_INPUT;
-    }
+    static const struct {
+        const char *magic, *name, *how;
+        size_t len;
+    } formats[] = {
+        {"BZh", "bzip2", "bzip2 -dc", 3},         {"\xfd" "7zXZ\0", "xz", "xz -dc", 6},
+        {"\x28\xb5\x2f\xfd", "zstd", "zstd -dc", 4}, {"\x04\x22\x4d\x18", "lz4", "lz4 -dc", 4},
+        {"\x1f\x9d", "compress (.Z)", "gzip -dc", 2}, {"PK\x03\x04", "zip", "unzip -p", 4},
+        {"7z\xbc\xaf\x27\x1c", "7-Zip", "7z x -so", 6},
+    };
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+        if (n >= formats[i].len && !memcmp(s, formats[i].magic, formats[i].len)) {
+            snprintf(err, errsz, "%s-compressed, which seqgpu cannot read (htslib reads gzip and BGZF): decompress it "
+                     "first, e.g. '%s FILE | seqgpu ... -'", formats[i].name, formats[i].how);
+            return SG_ERR_INPUT;
+        }
+    *bom = n >= 3 && !memcmp(s, "\xef\xbb\xbf", 3) ? 3 : 0;
     return 0;
 }
 
-static int is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n'; }
-
-static int next_mapped(sg_reader_t *r, sg_chunk_t *c)
+/* The start of a file, b[0..len) (the whole file when eof): its format
+ * (SG_FMT_*), 0 when it has no records, MORE when more bytes are needed to
+ * tell, or SG_ERR_INPUT (message printed). *skip: bytes before the first
+ * record: a UTF-8 byte-order mark, and for FASTA and FASTQ blank lines (a
+ * GFA reader counts its lines, blank ones too). */
+enum { MORE = 256 };
+static int file_start(sg_reader_t *r, const char *b, size_t len, int eof, size_t *skip)
 {
-    if (!r->started) { /* leading blank lines are allowed */
-        while (r->map_pos < r->map_len && is_blank(r->map[r->map_pos])) r->map_pos++;
-        if (detect_format(r, r->map + r->map_pos, r->map_len - r->map_pos) < 0) return SG_ERR_INPUT;
+    const char *path = sg_reader_path(r, r->cur);
+    char err[256];
+    size_t bom;
+    if (!eof && len < 8) return MORE; /* enough for any magic number */
+    if (sg_text_start(b, len, &bom, err, sizeof err) < 0) {
+        sg_error("'%s' is %s", path, err);
+        return SG_ERR_INPUT;
+    }
+    size_t p = bom;
+    while (p < len && is_blank(b[p])) p++;
+    if (p == len) {
+        if (!eof) return MORE;
+        sg_notice("'%s' is empty: no records", path);
+        return 0;
+    }
+    *skip = p;
+    if (b[p] == '>') return SG_FMT_FASTA;
+    if (b[p] == '@') return SG_FMT_FASTQ;
+    size_t q = p; /* GFA: the first line that is not a comment says */
+    while (q < len && b[q] == '#') {
+        const char *nl = memchr(b + q, '\n', len - q);
+        if (!nl && !eof) return MORE;
+        q = nl ? (size_t)(nl + 1 - b) : len;
+    }
+    if (q + 1 < len && b[q] && memchr("HSLPWC", b[q], 6) && b[q + 1] == '\t') {
+        if (!r->graph_ok) {
+            sg_error("'%s' is a GFA graph, not FASTA or FASTQ (seqgpu scc takes a graph as its only input)", path);
+            return SG_ERR_INPUT;
+        }
+        *skip = bom;
+        return SG_FMT_GFA;
+    }
+    unsigned char ch = b[p];
+    if (ch >= 0x20 && ch < 0x7f)
+        sg_error("'%s' is not FASTA or FASTQ: it starts with '%c', not '>' or '@'", path, ch);
+    else
+        sg_error("'%s' is not FASTA or FASTQ: it starts with byte 0x%02x (binary data?)", path, ch);
+    return SG_ERR_INPUT;
+}
+
+static int cut_mapped(sg_reader_t *r, sg_chunk_t *c)
+{
+    if (!r->started) {
+        size_t skip = 0;
+        int f = file_start(r, r->map, r->map_len, 1, &skip);
+        if (f <= 0) return f;
+        r->fmt = f;
+        r->map_pos = skip;
+        r->bytes += skip;
     }
     const char *b = r->map + r->map_pos;
     size_t avail = r->map_len - r->map_pos, want = r->block, cut;
@@ -222,7 +379,14 @@ static int next_mapped(sg_reader_t *r, sg_chunk_t *c)
     r->map_pos += cut;
     r->bytes += cut;
     r->eof = r->map_pos == r->map_len;
-    return 0;
+    return 1;
+}
+
+static int next_mapped(sg_reader_t *r, sg_chunk_t *c)
+{
+    int lost, ret = guarded(cut_mapped, r, c, &lost);
+    if (lost) sg_error("cannot read '%s': %s", sg_reader_path(r, r->cur), LOST_MSG);
+    return ret;
 }
 
 static int next_streamed(sg_reader_t *r, sg_chunk_t *c)
@@ -235,15 +399,14 @@ static int next_streamed(sg_reader_t *r, sg_chunk_t *c)
     size_t want = r->block > c->len ? r->block : c->len + r->block;
     if (fill(r, c, want) < 0) return SG_ERR_INPUT;
     if (!r->started) {
-        for (;;) { /* leading blank lines are allowed */
-            size_t skip = 0;
-            while (skip < c->len && is_blank(c->seq[skip])) skip++;
-            memmove(c->seq, c->seq + skip, c->len - skip);
-            c->len -= skip;
-            if (c->len || r->eof) break;
-            if (fill(r, c, r->block) < 0) return SG_ERR_INPUT;
-        }
-        if (detect_format(r, c->seq, c->len) < 0) return SG_ERR_INPUT;
+        size_t skip = 0;
+        int f;
+        while ((f = file_start(r, c->seq, c->len, r->eof, &skip)) == MORE)
+            if (fill(r, c, 2 * c->len + r->block) < 0) return SG_ERR_INPUT;
+        if (f <= 0) return f;
+        r->fmt = f;
+        memmove(c->seq, c->seq + skip, c->len - skip);
+        c->len -= skip;
     }
     size_t cut;
     int next_midline;
@@ -257,32 +420,45 @@ static int next_streamed(sg_reader_t *r, sg_chunk_t *c)
     }
     if (r->carry_len) memcpy(r->carry, c->seq + cut, r->carry_len);
     c->len = cut;
-    return 0;
+    return 1;
 }
 
 int sg_reader_next(sg_reader_t *r, sg_chunk_t **out)
 {
-    *out = NULL;
-    if (!r->fp && !r->map) {
-        if (r->cur + 1 >= r->n_paths) return 0;
-        if (open_next(r) < 0) return SG_ERR_INPUT;
+    *out = r->peeked;
+    r->peeked = NULL;
+    if (*out) return 1;
+    for (;;) {
+        if (!r->fp && !r->map) {
+            if (r->cur + 1 >= r->n_paths) return 0;
+            if (open_next(r) < 0) return SG_ERR_INPUT;
+        }
+        sg_chunk_t *c = sg_chunk_new(0);
+        c->file = r->cur;
+        int got = r->map ? next_mapped(r, c) : next_streamed(r, c);
+        if (got <= 0) {
+            sg_chunk_free(c);
+            if (got < 0) return SG_ERR_INPUT;
+            close_file(r); /* no records: on to the next file */
+            continue;
+        }
+        c->fmt = r->fmt;
+        r->started = 1;
+        r->graph_ok = 0;
+        if (r->eof && !r->carry_len) {
+            c->file_end = 1;
+            close_file(r);
+        }
+        *out = c;
+        return 1;
     }
-    sg_chunk_t *c = sg_chunk_new(0);
-    c->file = r->cur;
-    if ((r->map ? next_mapped(r, c) : next_streamed(r, c)) < 0) {
-        sg_chunk_free(c);
-        return SG_ERR_INPUT;
-    }
-    c->fmt = r->fmt;
-    r->started = 1;
-    if (r->eof && !r->carry_len) {
-        c->file_end = 1;
-        if (r->fp) bgzf_close(r->fp);
-        r->fp = NULL;
-        r->map = NULL;
-    }
-    *out = c;
-    return 1;
+}
+
+int sg_reader_format(sg_reader_t *r)
+{
+    r->graph_ok = 1; /* until the first block is read */
+    int ret = sg_reader_next(r, &r->peeked);
+    return ret <= 0 ? ret : r->peeked->fmt;
 }
 
 /* ---- parsing ---- */
@@ -314,11 +490,12 @@ static const char *char_name(unsigned char ch, char *buf, size_t n)
     return buf;
 }
 
-/* Append the sequence line [p, e) at *out, without the CR of a CRLF line end
- * (line_end: e ends the line, rather than the block in mid-line). */
+/* Append the sequence line [p, e) at *out, without the blanks that may end
+ * it (line_end: e ends the line, rather than the block in mid-line). */
 static inline void copy_seq(char **out, const char *p, const char *e, int line_end)
 {
-    if (line_end && e > p && e[-1] == '\r') e--;
+    if (line_end)
+        while (e > p && is_line_end_blank(e[-1])) e--;
     memmove(*out, p, e - p);
     *out += e - p;
 }
@@ -350,12 +527,16 @@ static int check_seq(sg_chunk_t *c)
     return 0;
 }
 
-/* First word of a header line [p, e) without its marker. */
-static uint32_t add_header_name(sg_chunk_t *c, const char *p, const char *e)
+/* The first word of a header line [p, e) without its marker, as the name
+ * of record rec of the block: a record without one would be an empty BED
+ * chrom. */
+static int add_header_name(sg_chunk_t *c, int rec, const char *p, const char *e, uint32_t *name)
 {
     const char *w = p;
     while (w < e && *w != ' ' && *w != '\t' && *w != '\r') w++;
-    return sg_chunk_add_name(c, p, w - p);
+    if (w == p) return block_error(c, rec, "the header has no name (the first word after '%c')", p[-1]);
+    *name = sg_chunk_add_name(c, p, w - p);
+    return 0;
 }
 
 static int parse_fasta(sg_chunk_t *c, const char *src)
@@ -368,7 +549,8 @@ static int parse_fasta(sg_chunk_t *c, const char *src)
         const char *nl = memchr(p, '\n', end - p);
         const char *e = nl ? nl : end;
         if (line_start && *p == '>') {
-            uint32_t name = add_header_name(c, p + 1, e);
+            uint32_t name = 0;
+            if (add_header_name(c, c->n_seg, p + 1, e, &name) < 0) return SG_ERR_INPUT;
             if (seg) {
                 seg->len = out - c->seq - seg->off;
                 *out++ = SG_SEP;
@@ -419,7 +601,8 @@ static int parse_fastq(sg_chunk_t *c, const char *src)
         if (*h != '@')
             return block_error(c, rec, "expected a FASTQ header starting with '@', found %s",
                                char_name(*h, cb, sizeof cb));
-        uint32_t name = add_header_name(c, h + 1, he);
+        uint32_t name = 0;
+        if (add_header_name(c, rec, h + 1, he, &name) < 0) return SG_ERR_INPUT;
         if (!(s = next_line(&p, end, &se)) || !(pl = next_line(&p, end, &ple)) || !(q = next_line(&p, end, &qe)))
             return block_error(c, rec, "truncated FASTQ record (fewer than 4 lines)");
         (void)ple;
@@ -432,7 +615,7 @@ static int parse_fastq(sg_chunk_t *c, const char *src)
         seg->off = out - c->seq;
         copy_seq(&out, s, se, 1);
         seg->len = out - c->seq - seg->off;
-        if (qe > q && qe[-1] == '\r') qe--;
+        while (qe > q && is_line_end_blank(qe[-1])) qe--;
         if ((uint64_t)(qe - q) != seg->len)
             return block_error(c, rec, "quality length %ld differs from sequence length %lu",
                                (long)(qe - q), (unsigned long)seg->len);
@@ -455,18 +638,27 @@ static void release_pages(const char *p, size_t n)
     if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+static int parse_src(sg_reader_t *r, sg_chunk_t *c)
+{
+    (void)r;
+    const char *src = c->src ? c->src : c->seq;
+    if (c->fmt == SG_FMT_GFA) { /* lines for the GFA reader */
+        if (c->src) memcpy(c->seq, src, c->len);
+        return 0;
+    }
+    return c->fmt == SG_FMT_FASTQ ? parse_fastq(c, src) : parse_fasta(c, src);
+}
+
 int sg_parse_block(sg_chunk_t *c)
 {
-    const char *src = c->src ? c->src : c->seq;
+    if (!c->src) return parse_src(NULL, c);
+    /* mapped: into a buffer of the chunk's own */
     size_t raw = c->len;
-    if (c->src) { /* mapped: pack into a buffer of the chunk's own */
-        c->cap = raw + 1;
-        c->seq = sg_malloc(c->cap);
-    }
-    int r = c->fmt == SG_FMT_FASTQ ? parse_fastq(c, src) : parse_fasta(c, src);
-    if (c->src) {
-        release_pages(c->src, raw);
-        c->src = NULL;
-    }
+    c->cap = raw + 1;
+    c->seq = sg_malloc(c->cap);
+    int lost, r = guarded(parse_src, NULL, c, &lost);
+    if (lost) r = block_error(c, -1, LOST_MSG);
+    release_pages(c->src, raw);
+    c->src = NULL;
     return r;
 }

@@ -11,9 +11,20 @@
 
 #include "../src/chunk.h"
 
-enum { SG_FMT_FASTA = 1, SG_FMT_FASTQ = 2 };
+enum { SG_FMT_FASTA = 1, SG_FMT_FASTQ = 2, SG_FMT_GFA = 3 };
 
 typedef struct sg_reader sg_reader_t;
+
+/**
+ * Refuse an input named twice that can be read only once: standard input
+ * ("-", /dev/stdin) or the same pipe, FIFO or device (files given twice are
+ * read twice). For every input of a run, motif files included.
+ * @return 0, or SG_ERR_INPUT with the message printed
+ */
+int sg_inputs_check(char *const *paths, int n) __attribute__((warn_unused_result));
+
+/** Can the input be read a second time (a regular file, not standard input or a pipe)? */
+int sg_input_rereadable(const char *path);
 
 /**
  * A reader over the inputs in order ("-" is standard input); each file is
@@ -25,11 +36,21 @@ typedef struct sg_reader sg_reader_t;
 sg_reader_t *sg_reader_new(char *const *paths, int n_paths, size_t block, int n_threads);
 
 /**
- * The next raw block, for sg_parse_block().
+ * The next raw block, for sg_parse_block(). An input without records (an
+ * empty file, nothing on standard input) is passed over with a warning.
  * @return 1 with *out set; 0 after the last file; SG_ERR_INPUT on an
- *         unreadable, empty or corrupt input (the message is printed)
+ *         unreadable or corrupt input (the message is printed)
  */
 int sg_reader_next(sg_reader_t *r, sg_chunk_t **out) __attribute__((warn_unused_result));
+
+/**
+ * Open the first input with records and tell its format from its first
+ * bytes, before any is consumed (they come back from sg_reader_next()), so
+ * that a pipe is read once. A GFA graph is accepted there (and only there):
+ * its blocks are whole lines, for sg_gfa_parse().
+ * @return SG_FMT_*, 0 when no input has records, or SG_ERR_INPUT (message printed)
+ */
+int sg_reader_format(sg_reader_t *r) __attribute__((warn_unused_result));
 
 /** Path of input file i as given. */
 const char *sg_reader_path(const sg_reader_t *r, int i);
@@ -38,7 +59,16 @@ uint64_t sg_reader_bytes(const sg_reader_t *r);
 void sg_reader_free(sg_reader_t *r);
 
 /**
- * Parse a raw block in place: sequence bytes are packed to the front of
+ * The start of a text input, s[0..n) (its first line at least, or all of
+ * it): an error when it is in a compression htslib cannot read (bzip2, xz,
+ * zstd, ...); *bom: the bytes of a UTF-8 byte-order mark to skip, or 0.
+ * @return 0, or SG_ERR_INPUT with the end of a message in err, to follow
+ *         "'FILE' is ": "bzip2-compressed, which seqgpu cannot read ..."
+ */
+int sg_text_start(const char *s, size_t n, size_t *bom, char *err, size_t errsz) __attribute__((warn_unused_result));
+
+/**
+ * Parse a raw block in place (a GFA block is only made the chunk's own): sequence bytes are packed to the front of
  * c->seq with the pieces listed in c->seg and names in c->names. Thread-safe.
  * @return 0, or SG_ERR_INPUT with c->err and c->err_seg set
  */

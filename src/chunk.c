@@ -104,6 +104,10 @@ void sg_chunker_push(sg_chunker_t *ck, sg_chunk_t *c, sg_chunk_out_fn out, void 
         if (ck->pending) close_pending(ck, out, arg);
         return;
     }
+    if (c->file != ck->file) {
+        ck->file = c->file;
+        ck->file_rec0 = ck->n_rec;
+    }
     if (c->n_seg && !c->seg[0].first && c->seg[0].len == 0) {
         /* an empty continuation (blank lines, or the LF of a CRLF cut by the
          * reader) says nothing: drop it */
@@ -171,7 +175,7 @@ void sg_chunker_push(sg_chunker_t *ck, sg_chunk_t *c, sg_chunk_out_fn out, void 
 void sg_chunker_locate(const sg_chunker_t *ck, const sg_chunk_t *c, int seg, int64_t *recno, const char **name)
 {
     int cont = c->n_seg && !c->seg[0].first;
-    *recno = ck->n_rec + seg + 1 - cont;
+    *recno = ck->n_rec + seg + 1 - cont - (c->file == ck->file ? ck->file_rec0 : ck->n_rec);
     if (seg == 0 && cont) *name = ck->name;
     else if (seg >= 0 && seg < c->n_seg) *name = sg_chunk_name(c, &c->seg[seg]);
     else *name = NULL;

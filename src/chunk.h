@@ -65,6 +65,8 @@ static inline const char *sg_chunk_name(const sg_chunk_t *c, const sg_seg_t *s) 
 typedef struct {
     size_t overlap;      /* longest motif - 1 */
     int64_t n_rec;       /* records started so far */
+    int file;            /* the input file of the last block pushed */
+    int64_t file_rec0;   /* records started before that file: messages number records per file */
     int64_t rec_pos;     /* bases of the current record so far */
     char *name;          /* current record's name */
     sg_chunk_t *pending; /* the chunk whose overlap is not yet complete */
@@ -82,8 +84,9 @@ void sg_chunker_init(sg_chunker_t *ck, size_t overlap);
 void sg_chunker_push(sg_chunker_t *ck, sg_chunk_t *c, sg_chunk_out_fn out, void *arg);
 void sg_chunker_free(sg_chunker_t *ck);
 /**
- * Record number (from 1) and name (NULL if unknown) of the record at
- * segment index seg of a parsed block not pushed yet: for error messages.
+ * Record number in its file (from 1) and name (NULL if unknown) of the
+ * record at segment index seg of a parsed block not pushed yet: for error
+ * messages.
  */
 void sg_chunker_locate(const sg_chunker_t *ck, const sg_chunk_t *c, int seg, int64_t *recno, const char **name);
 

@@ -131,12 +131,8 @@ typedef struct {
     size_t chunk_size;
 } find_opts_t;
 
-static int write_stats(const find_opts_t *o, const find_ctx_t *ctx, const double *busy, double wall)
+static void write_stats(FILE *fp, const find_opts_t *o, const find_ctx_t *ctx, const double *busy, double wall)
 {
-    sg_outfile_t out;
-    int r = sg_outfile_open(&out, o->stats);
-    if (r < 0) return SG_ERR_SYSTEM;
-    FILE *fp = out.fp;
     const sg_motif_set_t *ms = ctx->ms;
     uint64_t total = 0;
     fprintf(fp, "{\n  \"program\": \"seqgpu\",\n  \"version\": \"%s\",\n  \"command\": \"find\",\n  \"inputs\": [",
@@ -173,7 +169,19 @@ static int write_stats(const find_opts_t *o, const find_ctx_t *ctx, const double
     for (int s = 0; s < N_STEPS; s++) fprintf(fp, "%s\"%s\": %.4f", s ? ", " : "", step_names[s], busy[s]);
     fprintf(fp, "},\n  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n", wall,
             sg_cputime(), sg_peak_rss());
-    return sg_outfile_close(&out);
+}
+
+/* Before any input is read (motif files included): no input named twice
+ * that can be read once, no output that is an input, every output created. */
+static int open_outputs(const find_opts_t *o, char *const *motif_files, int n_f, sg_outfile_t *outs, int n_outs)
+{
+    char **files = sg_malloc(((size_t)n_f + o->n_inputs) * sizeof *files);
+    memcpy(files, motif_files, n_f * sizeof *files);
+    memcpy(files + n_f, o->inputs, o->n_inputs * sizeof *files);
+    int r = sg_inputs_check(files, n_f + o->n_inputs);
+    if (r == 0) r = sg_outfiles_open(outs, n_outs, files, n_f + o->n_inputs);
+    free(files);
+    return r;
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -286,18 +294,22 @@ int main_find(int argc, char **argv)
         ret = SG_EXIT_INPUT;
         goto out;
     }
+    /* the Cas-OFFinder file counts as an input, like the motif files */
+    if (o.casoff) fopt[n_f] = (char *)o.casoff;
+    sg_outfile_t outs[] = {{.what = "-o", .path = o.output}, {.what = "--stats", .path = o.stats}};
+    if ((ret = sg_exit_code(open_outputs(&o, fopt, n_f + !!o.casoff, outs, 2))) != SG_EXIT_OK) goto out;
     for (int i = 0; i < n_m; i++) {
         if (sg_motif_add(&ms, NULL, mopt[i], err, sizeof err) < 0) {
             sg_error("%s", err);
             ret = SG_EXIT_INPUT;
-            goto out;
+            goto fail;
         }
     }
     for (int i = 0; i < n_f; i++) {
         if (sg_motif_load(&ms, fopt[i], err, sizeof err) < 0) {
             sg_error("%s", err);
             ret = SG_EXIT_INPUT;
-            goto out;
+            goto fail;
         }
     }
     sg_motif_compile(&ms, o.strands);
@@ -309,20 +321,13 @@ int main_find(int argc, char **argv)
     int r = sg_backend_open(o.backend, &bo, &ctx.backend);
     if (r < 0) {
         ret = sg_exit_code(r);
-        goto out;
+        goto fail;
     }
     if (o.verbose && ctx.backend->why[0]) sg_info("%s", ctx.backend->why);
     sg_formatter_init(&ctx.fmt, o.format, &ms, o.skip_masked);
-    if ((r = sg_writer_open(&ctx.writer, o.output, &ctx.fmt)) < 0) {
-        ret = sg_exit_code(r);
-        if (sg_writer_close(&ctx.writer) < 0) { /* already failing */ }
-        sg_writer_free(&ctx.writer);
-        sg_formatter_free(&ctx.fmt);
-        ctx.backend->free(ctx.backend);
-        goto out;
-    }
+    r = sg_writer_open(&ctx.writer, &outs[0], &ctx.fmt);
     size_t chunk = o.chunk_size ? o.chunk_size : ctx.backend->chunk_size;
-    sg_input_init(&ctx.in, o.inputs, o.n_inputs, chunk, o.threads, ms.max_len - 1);
+    sg_input_init(&ctx.in, sg_reader_new(o.inputs, o.n_inputs, chunk, o.threads), ms.max_len - 1);
 
     const sg_step_t steps[N_STEPS] = {
         {step_names[STEP_READ], sg_input_read, 1, 0},
@@ -334,11 +339,11 @@ int main_find(int argc, char **argv)
     double busy[N_STEPS] = {0};
     sg_pipeline_opts_t po = {.n_threads = o.threads, .max_items = 2 * o.threads + 4,
                              .free_item = sg_input_free_chunk, .busy = busy};
-    r = sg_pipeline_run(steps, N_STEPS, &ctx, &po);
-    if (r == 0) r = sg_writer_close(&ctx.writer);
-    else sg_writer_discard(&ctx.writer);
+    if (r == 0) r = sg_pipeline_run(steps, N_STEPS, &ctx, &po);
     double wall = sg_realtime() - t0;
-    if (r == 0 && o.stats) r = write_stats(&o, &ctx, busy, wall);
+    if (r == 0 && o.stats) write_stats(outs[1].fp, &o, &ctx, busy, wall);
+    if (r == 0) r = sg_outfiles_close(outs, 2);
+    else sg_outfiles_discard(outs, 2);
     if (r == 0) {
         uint64_t hits = 0;
         for (int m = 0; m < ms.n_motif; m++) hits += ctx.writer.total[m];
@@ -351,6 +356,9 @@ int main_find(int argc, char **argv)
     sg_input_free(&ctx.in);
     sg_formatter_free(&ctx.fmt);
     ctx.backend->free(ctx.backend);
+    goto out;
+fail:
+    sg_outfiles_discard(outs, 2);
 out:
     sg_motif_set_free(&ms);
     sg_casoff_free(&co);

@@ -64,6 +64,7 @@ void sg_graph_free(sg_graph_t *g)
     free(g->label);
     free(g->seq);
     free(g->seq_off);
+    free(g->star_len);
     free(g->kmers);
     free(g->count_sum);
     free(g->off);

@@ -27,6 +27,8 @@ typedef struct {
     int64_t *label;     /* plain graphs: each node's id in the input */
     char *seq;          /* oriented graphs: the sequences, seq_off[i] .. seq_off[i+1] */
     uint64_t *seq_off;
+    uint64_t *star_len; /* GFA: LN of each segment given without a sequence ('*'), whose bases seq does
+                         * not hold (a file of a few bytes may declare gigabases); 0 for the others; or NULL */
     uint64_t *kmers;    /* k-mers of each node (for mean counts) */
     double *count_sum;  /* sum of the k-mer counts of each node */
     uint64_t *off;      /* CSR: successors of vertex v are adj[off[v] .. off[v+1]) */
@@ -38,8 +40,14 @@ typedef struct {
  * caller has set oriented, n and n_vert. */
 void sg_graph_set_edges(sg_graph_t *g, sg_edge_t *e, uint64_t n_edges);
 
+/** Does node i come without its sequence (GFA '*' with LN)? */
+static inline int sg_graph_no_seq(const sg_graph_t *g, uint32_t i) { return g->star_len && g->star_len[i]; }
+
 /** Length of node i's sequence. */
-static inline uint64_t sg_graph_len(const sg_graph_t *g, uint32_t i) { return g->seq_off[i + 1] - g->seq_off[i]; }
+static inline uint64_t sg_graph_len(const sg_graph_t *g, uint32_t i)
+{
+    return sg_graph_no_seq(g, i) ? g->star_len[i] : g->seq_off[i + 1] - g->seq_off[i];
+}
 
 /** Name of node i into buf ("17" for unnamed unitigs, the input id for plain graphs). */
 const char *sg_graph_name(const sg_graph_t *g, uint32_t i, char *buf, size_t n);

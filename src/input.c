@@ -17,9 +17,9 @@ double sg_input_bases(char *const *paths, int n_paths)
     return total;
 }
 
-void sg_input_init(sg_input_t *in, char *const *paths, int n_paths, size_t chunk, int n_threads, size_t overlap)
+void sg_input_init(sg_input_t *in, sg_reader_t *reader, size_t overlap)
 {
-    in->reader = sg_reader_new(paths, n_paths, chunk, n_threads);
+    in->reader = reader;
     sg_chunker_init(&in->chunker, overlap);
     in->emit = NULL;
 }
@@ -67,7 +67,8 @@ int sg_input_chunk(void *ctx, void *item, sg_emit_t *emit)
         const char *name;
         sg_chunker_locate(&in->chunker, c, c->err_seg, &recno, &name);
         const char *path = sg_reader_path(in->reader, c->file);
-        if (name) sg_error("'%s': record %lld ('%s'): %s", path, (long long)recno, name, c->err);
+        if (c->err_seg < 0) sg_error("cannot read '%s': %s", path, c->err);
+        else if (name) sg_error("'%s': record %lld ('%s'): %s", path, (long long)recno, name, c->err);
         else sg_error("'%s': record %lld: %s", path, (long long)recno, c->err);
         sg_chunk_free(c);
         return SG_ERR_INPUT;

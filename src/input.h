@@ -14,10 +14,10 @@ typedef struct {
 } sg_input_t;
 
 /**
- * @param chunk    bytes of input per chunk
+ * @param reader   the inputs (sg_reader_new()), freed with in
  * @param overlap  bases each chunk carries from the next (longest pattern - 1)
  */
-void sg_input_init(sg_input_t *in, char *const *paths, int n_paths, size_t chunk, int n_threads, size_t overlap);
+void sg_input_init(sg_input_t *in, sg_reader_t *reader, size_t overlap);
 void sg_input_free(sg_input_t *in);
 
 /* Steps for sg_pipeline_run: ctx must point to a struct whose first member

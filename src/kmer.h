@@ -45,13 +45,22 @@ void sg_kmers_filter(sg_kmers_t *t, uint32_t min);
  */
 void sg_kmers_unitigs(sg_kmers_t *t, int n_threads, sg_graph_t *g);
 
-/* Coverage from the count histogram: the main peak past the error trough. */
+/* Coverage from the count histogram: the peak of single-copy sequence. */
 typedef struct {
-    double coverage; /* k-mer coverage of single-copy sequence */
+    double coverage; /* k-mer coverage of single-copy sequence (1 when there is no clear peak) */
     int trough;      /* count where the error k-mers end */
-    int peak;        /* the main peak's count */
+    int peak;        /* the single-copy peak's count, before the fit */
+    int clear;       /* a clear peak was found; else coverage is 1 */
 } sg_coverage_t;
 
-void sg_coverage_estimate(const uint64_t *hist, int n, sg_coverage_t *cov);
+/**
+ * The coverage of single-copy sequence from the count histogram (hist[c]:
+ * distinct k-mers seen c times; the last bin, n - 1, holds the rest), at any
+ * depth and whatever share of it is repeats: the lowest substantial peak of
+ * k-mer occurrences past the errors that is not the error k-mers of a
+ * higher peak (a repeat's copies with one sequencing error), refined by a
+ * Poisson fit.
+ */
+void sg_coverage_estimate(const uint64_t *hist, int n, int k, sg_coverage_t *cov);
 
 #endif

@@ -68,6 +68,15 @@ void sg_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+void sg_notice(const char *fmt, ...)
+{
+    if (log_quiet) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(MSG_WARN, fmt, ap);
+    va_end(ap);
+}
+
 void sg_info(const char *fmt, ...)
 {
     if (log_quiet) return;

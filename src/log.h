@@ -39,6 +39,8 @@ void sg_log_init(const char *prefix, int quiet);
 void sg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** "PREFIX: warning: message" on stderr. */
 void sg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** "PREFIX: warning: message" on stderr unless quiet: what a pipeline meets as a matter of course (an empty input). */
+void sg_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** "[PREFIX] message" on stderr unless quiet. */
 void sg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

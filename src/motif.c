@@ -2,6 +2,7 @@
 #include "motif.h"
 #include "cli.h"
 #include "log.h"
+#include "../formats/seqio.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -232,7 +233,16 @@ int sg_motif_load(sg_motif_set_t *ms, const char *path, char *err, size_t errsz)
     long lineno = 0;
     char sub[512];
     while ((r = bgzf_getline(fp, '\n', &line)) >= 0) {
-        lineno++;
+        if (++lineno == 1) { /* a UTF-8 byte-order mark is no part of a name */
+            size_t bom;
+            char z[256];
+            if ((ret = sg_text_start(line.s, line.l, &bom, z, sizeof z)) < 0) {
+                snprintf(sub, sizeof sub, "the file is %s", z);
+                break;
+            }
+            memmove(line.s, line.s + bom, line.l - bom + 1);
+            line.l -= bom;
+        }
         chomp(&line);
         if (line.l == 0 || (fasta != 1 && line.s[0] == '#')) continue;
         if (fasta < 0) fasta = line.s[0] == '>';

@@ -1,7 +1,6 @@
 #define _GNU_SOURCE
 #include "repeats.h"
 #include "log.h"
-#include "../formats/outfile.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -115,7 +114,8 @@ static uint64_t weight(const sg_graph_t *g, uint64_t edge)
     return len > g->ovl[edge] ? len - g->ovl[edge] : 0;
 }
 
-/* The shortest cycle through s inside component c, spelled; NULL if none. */
+/* The shortest cycle through s inside component c, spelled (NULL if none,
+ * or when a segment on it has no sequence); *period: its length. */
 static char *shortest_cycle(const sg_graph_t *g, const uint32_t *comp, uint32_t s, uint64_t *dist, uint32_t *prev,
                             uint64_t *prev_edge, uint32_t *touched, heap_item_t *heap, uint64_t *period)
 {
@@ -148,21 +148,23 @@ static char *shortest_cycle(const sg_graph_t *g, const uint32_t *comp, uint32_t 
     }
     char *out = NULL;
     if (best != INF) {
+        *period = best;
         /* walk back from the vertex that closed the cycle, then spell forwards */
         uint64_t n_steps = 1, m = 16;
         uint64_t *edges = sg_malloc(m * sizeof *edges);
         edges[0] = best_edge;
+        int known = 1;
         for (uint32_t v = best_from; v != s; v = prev[v]) {
             if (n_steps == m) edges = sg_realloc(edges, (m *= 2) * sizeof *edges);
             edges[n_steps++] = prev_edge[v];
         }
-        uint64_t total = 0;
-        for (uint64_t i = 0; i < n_steps; i++) total += sg_graph_len(g, g->adj[edges[i]] >> 1);
-        out = sg_malloc(total + 1);
-        uint64_t at = 0;
-        for (uint64_t i = n_steps; i-- > 0;) spell(g, g->adj[edges[i]], g->ovl[edges[i]], out, &at);
-        out[at] = 0;
-        *period = at;
+        for (uint64_t i = 0; i < n_steps; i++) known &= !sg_graph_no_seq(g, g->adj[edges[i]] >> 1);
+        if (known) {
+            out = sg_malloc(best + 1);
+            uint64_t at = 0;
+            for (uint64_t i = n_steps; i-- > 0;) spell(g, g->adj[edges[i]], g->ovl[edges[i]], out, &at);
+            out[at] = 0;
+        }
         free(edges);
     }
     for (uint32_t i = 0; i < n_touched; i++) dist[touched[i]] = INF;
@@ -288,11 +290,8 @@ void sg_repeats_free(sg_repeats_t *r)
     memset(r, 0, sizeof *r);
 }
 
-int sg_repeats_write_tsv(const char *path, const sg_repeats_t *r)
+void sg_repeats_write_tsv(FILE *fp, const sg_repeats_t *r)
 {
-    sg_outfile_t out;
-    if (sg_outfile_open(&out, path) < 0) return SG_ERR_SYSTEM;
-    FILE *fp = out.fp;
     fputs("id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit\n", fp);
     for (uint32_t i = 0; i < r->n; i++) {
         const sg_repeat_t *x = &r->r[i];
@@ -300,14 +299,10 @@ int sg_repeats_write_tsv(const char *path, const sg_repeats_t *r)
                 x->n_nodes, (unsigned long long)x->kmers, (unsigned long long)x->period, x->mean_count, x->copies,
                 x->unit[0] ? x->unit : "*");
     }
-    return sg_outfile_close(&out);
 }
 
-int sg_repeats_write_units(const char *path, const sg_repeats_t *r)
+void sg_repeats_write_units(FILE *fp, const sg_repeats_t *r)
 {
-    sg_outfile_t out;
-    if (sg_outfile_open(&out, path) < 0) return SG_ERR_SYSTEM;
-    FILE *fp = out.fp;
     for (uint32_t i = 0; i < r->n; i++) {
         const sg_repeat_t *x = &r->r[i];
         if (!x->unit[0]) continue;
@@ -315,18 +310,13 @@ int sg_repeats_write_units(const char *path, const sg_repeats_t *r)
                 (unsigned long long)x->period, x->copies);
         for (uint64_t j = 0; j < x->period; j += 60) fprintf(fp, "%.60s\n", x->unit + j);
     }
-    return sg_outfile_close(&out);
 }
 
-int sg_components_write(const char *path, const sg_graph_t *g, const uint32_t *node_comp)
+void sg_components_write(FILE *fp, const sg_graph_t *g, const uint32_t *node_comp)
 {
-    sg_outfile_t out;
-    if (sg_outfile_open(&out, path) < 0) return SG_ERR_SYSTEM;
-    FILE *fp = out.fp;
     char nb[32];
     const char *prefix = g->oriented ? "repeat" : "scc";
     fputs("node\tcomponent\n", fp);
     for (uint32_t i = 0; i < g->n; i++)
         if (node_comp[i]) fprintf(fp, "%s\t%s%u\n", sg_graph_name(g, i, nb, sizeof nb), prefix, node_comp[i]);
-    return sg_outfile_close(&out);
 }

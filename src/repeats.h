@@ -5,6 +5,7 @@
 #define SG_REPEATS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "graph.h"
 
@@ -38,11 +39,10 @@ uint64_t sg_least_rotation(const char *s, uint64_t n);
 /** The canonical form of a cyclic unit: the least of its rotations and of its reverse complement's. */
 char *sg_canonical_unit(const char *s, uint64_t n);
 
-/* The report files, each an error when writing fails (message printed). */
-int sg_repeats_write_tsv(const char *path, const sg_repeats_t *r) __attribute__((warn_unused_result));
-int sg_repeats_write_units(const char *path, const sg_repeats_t *r) __attribute__((warn_unused_result));
+/* The report files (write errors are the caller's to check: sg_outfiles_close()). */
+void sg_repeats_write_tsv(FILE *fp, const sg_repeats_t *r);
+void sg_repeats_write_units(FILE *fp, const sg_repeats_t *r);
 /** node, component: every node of a non-trivial component (for plain graphs, comp numbering) */
-int sg_components_write(const char *path, const sg_graph_t *g, const uint32_t *node_comp)
-    __attribute__((warn_unused_result));
+void sg_components_write(FILE *fp, const sg_graph_t *g, const uint32_t *node_comp);
 
 #endif

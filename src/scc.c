@@ -15,6 +15,7 @@
 #include "../formats/gfa.h"
 #include "../formats/json.h"
 #include "../formats/outfile.h"
+#include "../formats/seqio.h"
 #ifdef SG_HAVE_CUDA
 #include "../cuda/kmer_cuda.h"
 #include "../cuda/scc_cuda.h"
@@ -27,7 +28,9 @@
 #include "repeats.h"
 #include "version.h"
 
-#define HIST_BINS 10001
+/* counts of k-mers up to 65535 apart (the last bin holds the rest): room
+ * for the repeats whose errors the coverage estimate must tell apart */
+#define HIST_BINS 65537
 
 static void usage(FILE *fp)
 {
@@ -147,12 +150,17 @@ static int likely_cuda(const scc_opts_t *o)
 }
 #endif
 
-/* The threshold from the histogram: --min-count, or --min-copies x coverage. */
+/* The threshold from the histogram: --min-count, or --min-copies x coverage
+ * (beyond any count: no k-mer kept). */
 static void set_threshold(const scc_opts_t *o, scc_run_t *run)
 {
-    sg_coverage_estimate(run->hist, HIST_BINS, &run->cov);
-    run->threshold = o->min_count > 0 ? (uint32_t)o->min_count
-                                      : (uint32_t)fmax(2.0, ceil(o->min_copies * run->cov.coverage - 1e-9));
+    sg_coverage_estimate(run->hist, HIST_BINS, o->k, &run->cov);
+    double t = fmax(2.0, ceil(o->min_copies * run->cov.coverage - 1e-9));
+    run->threshold = o->min_count > 0 ? (uint32_t)o->min_count : t >= UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+    if (!run->cov.clear && run->total && o->min_count <= 0)
+        sg_warn("no clear peak of single-copy k-mers in the k-mer count histogram (too little coverage?): coverage "
+                "taken as 1, so k-mers seen %u times or more are kept; set the threshold with -c, to about 3 times "
+                "the k-mer coverage (--stats FILE has the histogram)", run->threshold);
 }
 
 static void report_threshold(const scc_opts_t *o, const scc_run_t *run)
@@ -164,10 +172,13 @@ static void report_threshold(const scc_opts_t *o, const scc_run_t *run)
             (unsigned long long)run->kept);
 }
 
-/* Run the reads through the count step (ctx->kmers or ctx->gpu set). */
-static int count_reads(const scc_opts_t *o, count_ctx_t *ctx, scc_run_t *run)
+/* Bytes of input per block. */
+#define READ_BLOCK (4 << 20)
+
+/* Run the reads of rd (freed here) through the count step (ctx->kmers or ctx->gpu set). */
+static int count_reads(const scc_opts_t *o, count_ctx_t *ctx, scc_run_t *run, sg_reader_t *rd)
 {
-    sg_input_init(&ctx->in, o->inputs, o->n_inputs, 4 << 20, o->threads, o->k - 1);
+    sg_input_init(&ctx->in, rd, o->k - 1);
     const sg_step_t steps[] = {
         {"read", sg_input_read, 1, 0},
         {"parse", sg_input_parse, 0, 0},
@@ -184,8 +195,10 @@ static int count_reads(const scc_opts_t *o, count_ctx_t *ctx, scc_run_t *run)
 
 #ifdef SG_HAVE_CUDA
 /* The same on the device: counting (sort and run-length encoding), the
- * threshold and the unitigs (list ranking). SG_ERR_DEVICE when it cannot run. */
-static int graph_from_reads_cuda(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g, char *err, size_t errsz)
+ * threshold and the unitigs (list ranking). SG_ERR_DEVICE when it cannot run;
+ * *rd is NULL once the reads are read. */
+static int graph_from_reads_cuda(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g, sg_reader_t **rd, char *err,
+                                 size_t errsz)
 {
     long dev = 0;
     if (o->device) sg_parse_int(o->device, 0, 1023, &dev);
@@ -193,7 +206,9 @@ static int graph_from_reads_cuda(const scc_opts_t *o, scc_run_t *run, sg_graph_t
     count_ctx_t ctx = {0};
     int r = sg_cuda_kmers_new(o->k, (int)dev, &ctx.gpu, err, errsz);
     if (r < 0) return r;
-    if ((r = count_reads(o, &ctx, run)) == 0) {
+    r = count_reads(o, &ctx, run, *rd);
+    *rd = NULL;
+    if (r == 0) {
         double t0 = sg_realtime();
         if ((r = sg_cuda_kmers_finish(ctx.gpu)) == 0) {
             run->t.count += sg_realtime() - t0;
@@ -228,29 +243,31 @@ static int graph_from_reads_cuda(const scc_opts_t *o, scc_run_t *run, sg_graph_t
 }
 #endif
 
-/* Count the reads' k-mers, set the threshold, and build the unitig graph:
- * on the device when the backend asks for it (auto: when the input is
- * large), else on all CPU threads. */
-static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
+/* Count the k-mers of the reads of rd (freed here), set the threshold, and
+ * build the unitig graph: on the device when the backend asks for it (auto:
+ * when the input is large), else on all CPU threads. */
+static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g, sg_reader_t *rd)
 {
     run->graph_backend = "cpu";
 #ifdef SG_HAVE_CUDA
     if (!strcmp(o->backend, "cuda") || (!strcmp(o->backend, "auto") && likely_cuda(o))) {
         char err[512] = "";
-        int r = graph_from_reads_cuda(o, run, g, err, sizeof err);
+        int r = graph_from_reads_cuda(o, run, g, &rd, err, sizeof err);
         if (r == 0) {
             run->graph_backend = "cuda";
             return 0;
         }
         if (r != SG_ERR_DEVICE || !strcmp(o->backend, "cuda")) {
             if (r == SG_ERR_DEVICE) sg_error("cuda backend: %s", err);
+            sg_reader_free(rd);
             return r;
         }
-        for (int i = 0; i < o->n_inputs; i++)
-            if (!strcmp(o->inputs[i], "-")) {
-                sg_error("cuda backend: %s; stdin cannot be read again on the cpu", err);
+        for (int i = 0; !rd && i < o->n_inputs; i++)
+            if (!sg_input_rereadable(o->inputs[i])) {
+                sg_error("cuda backend: %s; '%s' cannot be read again on the cpu", err, o->inputs[i]);
                 return r;
             }
+        if (!rd) rd = sg_reader_new(o->inputs, o->n_inputs, READ_BLOCK, o->threads);
         sg_warn("cuda backend unusable for the graph (%s); building it on the cpu", err);
         run->cuda_failed = 1; /* one warning is enough: the SCCs go to the cpu too */
         memset(run->hist, 0, sizeof run->hist);
@@ -258,7 +275,7 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
 #endif
     count_ctx_t ctx = {0};
     ctx.kmers = sg_kmers_new(o->k);
-    int r = count_reads(o, &ctx, run);
+    int r = count_reads(o, &ctx, run, rd);
     if (r < 0) {
         sg_kmers_free(ctx.kmers);
         return r;
@@ -319,12 +336,9 @@ static char *out_path(const char *prefix, const char *suffix)
     return p;
 }
 
-static int write_stats(const scc_opts_t *o, const scc_run_t *run, const sg_graph_t *g, const sg_repeats_t *rp,
-                       double wall)
+static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, const sg_graph_t *g,
+                        const sg_repeats_t *rp, double wall)
 {
-    sg_outfile_t out;
-    if (sg_outfile_open(&out, o->stats) < 0) return SG_ERR_SYSTEM;
-    FILE *fp = out.fp;
     fprintf(fp, "{\n  \"program\": \"seqgpu\",\n  \"version\": \"%s\",\n  \"command\": \"scc\",\n  \"inputs\": [", SG_VERSION);
     for (int i = 0; i < o->n_inputs; i++) {
         fputs(i ? ", " : "", fp);
@@ -358,7 +372,6 @@ static int write_stats(const scc_opts_t *o, const scc_run_t *run, const sg_graph
     fprintf(fp, "  \"stage_seconds\": {\"count\": %.4f, \"coverage\": %.4f, \"compact\": %.4f, \"scc\": %.4f, "
                 "\"report\": %.4f},\n  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n",
             run->t.count, run->t.coverage, run->t.compact, run->t.scc, run->t.report, wall, sg_cputime(), sg_peak_rss());
-    return sg_outfile_close(&out);
 }
 
 #ifdef SG_HAVE_CUDA
@@ -501,13 +514,35 @@ int main_scc(int argc, char **argv)
     o.inputs = argv + optind;
     o.n_inputs = argc - optind;
     if (o.edges && o.n_inputs) return usage_error("%s", "--edges takes the graph: give no other input");
-    if (o.write_graph) {
-        char *gfa = out_path(o.prefix, ".gfa");
-        int same = !strcmp(gfa, o.write_graph);
-        free(gfa);
-        if (same) return usage_error("--write-graph '%s' is PREFIX.gfa, the repeat graph: choose another name", o.write_graph);
-    }
     if (!o.edges && !o.n_inputs) return usage_error("%s", "no input given (reads, a GFA graph, or --edges FILE)");
+    const char *base = strrchr(o.prefix, '/');
+    base = base ? base + 1 : o.prefix;
+    if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+        return usage_error("invalid prefix '%s': it must end in a file name (PREFIX.repeats.tsv and the other outputs "
+                           "would be hidden files or folders)", o.prefix);
+
+    enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_GRAPH, OUT_STATS, N_OUT };
+    char *paths[4] = {out_path(o.prefix, ".repeats.tsv"), out_path(o.prefix, ".gfa"), out_path(o.prefix, ".units.fa"),
+                      out_path(o.prefix, ".components.tsv")};
+    sg_outfile_t outs[N_OUT] = {
+        {.what = "PREFIX.repeats.tsv", .path = o.edges ? NULL : paths[0]},
+        {.what = "PREFIX.gfa", .path = o.edges ? NULL : paths[1]},
+        {.what = "PREFIX.units.fa", .path = o.edges ? NULL : paths[2]},
+        {.what = "PREFIX.components.tsv", .path = paths[3]},
+        {.what = "--write-graph", .path = o.write_graph},
+        {.what = "--stats", .path = o.stats},
+    };
+    char *edges_in[] = {(char *)o.edges};
+    char *const *inputs = o.edges ? edges_in : o.inputs;
+    int n_in = o.edges ? 1 : o.n_inputs;
+    /* before any input is read: an input named twice that can be read once,
+     * an output on an input, an output that cannot be written */
+    int r = sg_inputs_check(inputs, n_in);
+    if (r == 0) r = sg_outfiles_open(outs, N_OUT, inputs, n_in);
+    if (r < 0) {
+        for (int i = 0; i < 4; i++) free(paths[i]);
+        return sg_exit_code(r);
+    }
 
 #ifdef SG_HAVE_CUDA
     if (likely_cuda(&o)) sg_scc_cuda_warmup(o.device);
@@ -516,23 +551,30 @@ int main_scc(int argc, char **argv)
     sg_graph_t g = {0};
     sg_repeats_t rp = {0};
     uint32_t *comp = NULL, *node_comp = NULL;
-    char *paths[4] = {0};
-    int r = 0;
     double coverage = 1;
     if (o.edges) {
         run->source = "edges";
         r = sg_edges_read(o.edges, &g);
-    } else if (sg_is_gfa(o.inputs[0])) {
-        run->source = "gfa";
-        if (o.n_inputs > 1) {
-            sg_error("a GFA graph is read alone: give one input");
-            r = SG_ERR_INPUT;
-        } else if ((r = sg_gfa_read(o.inputs[0], &g)) == 0) {
-            coverage = graph_coverage(&g);
-        }
     } else {
-        run->source = "reads";
-        if ((r = graph_from_reads(&o, run, &g)) == 0) coverage = run->cov.coverage;
+        /* the format from the stream that is then read: a pipe is read once */
+        sg_reader_t *rd = sg_reader_new(o.inputs, o.n_inputs, READ_BLOCK, o.threads);
+        int fmt = sg_reader_format(rd);
+        if (fmt == SG_FMT_GFA) {
+            run->source = "gfa";
+            if (o.n_inputs > 1) {
+                sg_error("a GFA graph is read alone: give one input");
+                r = SG_ERR_INPUT;
+            } else if ((r = sg_gfa_parse(rd, &g)) == 0) {
+                coverage = graph_coverage(&g);
+            }
+            sg_reader_free(rd);
+        } else if (fmt < 0) {
+            r = fmt;
+            sg_reader_free(rd);
+        } else {
+            run->source = "reads";
+            if ((r = graph_from_reads(&o, run, &g, rd)) == 0) coverage = run->cov.coverage;
+        }
     }
     if (r < 0) goto out;
     sg_info("graph: %u %s, %llu links", g.n, g.oriented ? "unitigs" : "nodes",
@@ -544,24 +586,17 @@ int main_scc(int argc, char **argv)
     run->t.scc = sg_realtime() - t0;
 
     t0 = sg_realtime();
-    if (o.write_graph && (r = sg_gfa_write(o.write_graph, &g, NULL, NULL)) < 0) goto out;
+    if (o.write_graph) sg_gfa_write(outs[OUT_GRAPH].fp, &g, NULL, NULL);
     if (g.oriented) {
         sg_repeats_find(&g, comp, run->n_comp, coverage, &rp);
         run->n_nontrivial = rp.n;
-        paths[0] = out_path(o.prefix, ".repeats.tsv");
-        paths[1] = out_path(o.prefix, ".gfa");
-        paths[2] = out_path(o.prefix, ".units.fa");
-        paths[3] = out_path(o.prefix, ".components.tsv");
         uint8_t *keep = sg_calloc((size_t)g.n + 1, 1);
         for (uint32_t i = 0; i < g.n; i++) keep[i] = rp.node_repeat[i] != 0;
-        if ((r = sg_repeats_write_tsv(paths[0], &rp)) == 0 && (r = sg_gfa_write(paths[1], &g, keep, rp.node_repeat)) == 0 &&
-            (r = sg_repeats_write_units(paths[2], &rp)) == 0)
-            r = sg_components_write(paths[3], &g, rp.node_repeat);
+        sg_repeats_write_tsv(outs[OUT_TSV].fp, &rp);
+        sg_gfa_write(outs[OUT_GFA].fp, &g, keep, rp.node_repeat);
+        sg_repeats_write_units(outs[OUT_UNITS].fp, &rp);
+        sg_components_write(outs[OUT_COMP].fp, &g, rp.node_repeat);
         free(keep);
-        uint32_t tandem = 0;
-        for (uint32_t i = 0; i < rp.n; i++) tandem += rp.r[i].tandem;
-        sg_info("%u repeats (%u tandem) in %u components; wrote %s, %s, %s, %s", rp.n, tandem, run->n_comp, paths[0],
-                paths[1], paths[2], paths[3]);
     } else {
         /* plain graph: components with two or more nodes or a self-loop, numbered by their first node */
         uint32_t *size = sg_calloc((size_t)run->n_comp + 1, sizeof *size), *num = sg_calloc((size_t)run->n_comp + 1, sizeof *num);
@@ -580,17 +615,25 @@ int main_scc(int argc, char **argv)
         free(size);
         free(num);
         free(self);
-        paths[0] = out_path(o.prefix, ".components.tsv");
-        r = sg_components_write(paths[0], &g, node_comp);
-        sg_info("%u strongly connected components, %u with two or more nodes or a self-loop; wrote %s", run->n_comp,
-                run->n_nontrivial, paths[0]);
+        sg_components_write(outs[OUT_COMP].fp, &g, node_comp);
     }
     run->t.report = sg_realtime() - t0;
-    if (r == 0 && o.stats) r = write_stats(&o, run, &g, g.oriented ? &rp : NULL, sg_realtime() - t_start);
-    if (r == 0)
+    if (o.stats) write_stats(outs[OUT_STATS].fp, &o, run, &g, g.oriented ? &rp : NULL, sg_realtime() - t_start);
+    if ((r = sg_outfiles_close(outs, N_OUT)) == 0) {
+        if (g.oriented) {
+            uint32_t tandem = 0;
+            for (uint32_t i = 0; i < rp.n; i++) tandem += rp.r[i].tandem;
+            sg_info("%u repeats (%u tandem) in %u components; wrote %s, %s, %s, %s", rp.n, tandem, run->n_comp,
+                    paths[0], paths[1], paths[2], paths[3]);
+        } else {
+            sg_info("%u strongly connected components, %u with two or more nodes or a self-loop; wrote %s",
+                    run->n_comp, run->n_nontrivial, paths[3]);
+        }
         sg_info("real %.3f s, cpu %.3f s, peak RSS %.1f MB", sg_realtime() - t_start, sg_cputime(),
                 sg_peak_rss() / 1048576.0);
+    }
 out:
+    if (r < 0) sg_outfiles_discard(outs, N_OUT);
 #ifdef SG_HAVE_CUDA
     sg_scc_cuda_warmup_join();
 #endif

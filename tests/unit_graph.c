@@ -298,12 +298,12 @@ static void test_coverage(void)
             hist[i] = (uint64_t)(err + peak);
         }
         sg_coverage_t cov;
-        sg_coverage_estimate(hist, 1001, &cov);
+        sg_coverage_estimate(hist, 1001, 31, &cov);
         CHECK(fabs(cov.coverage - c) < 0.05 * c + 1, "peak at %d: coverage %.2f (trough %d)", c, cov.coverage, cov.trough);
     }
     uint64_t flat[100] = {0, 1000, 10, 3, 1}; /* a genome: nearly every k-mer once */
     sg_coverage_t cov;
-    sg_coverage_estimate(flat, 100, &cov);
+    sg_coverage_estimate(flat, 100, 31, &cov);
     CHECK(cov.coverage <= 3, "single-copy input: coverage %.2f", cov.coverage);
 }
 
