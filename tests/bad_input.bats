@@ -101,6 +101,17 @@ stat_of() {
     assert_output --partial "is the input"
     same_as_before "$T/in.fa" "$T/in.md5"
     [ ! -e "$T/x.bed" ] || fail "a refused run wrote x.bed"
+    # --cas-offinder: the input file and the genome files it names are inputs too
+    mkdir -p "$T/genome" && cp "$T/in.fa" "$T/genome/g.fa"
+    printf '%s\nNNNNNNNNNNNNNNNNNNNNNGG\nACGTACGTACGTACGTACGTNNN 2\n' "$T/genome" > "$T/co.txt"
+    md5sum < "$T/co.txt" > "$T/co.md5"
+    for out in "$T/co.txt" "$T/genome/g.fa"; do
+        run seqgpu find --cas-offinder "$T/co.txt" -o "$out"
+        assert_failure 1
+        assert_output --partial "is the input"
+    done
+    same_as_before "$T/co.txt" "$T/co.md5"
+    same_as_before "$T/genome/g.fa" "$T/in.md5"
     no_temporaries "$T"
 }
 
