@@ -531,7 +531,11 @@ static int open_platform(ocl_t *st, const sg_backend_opts_t *o, char *err, size_
     cl_uint n_all = 0;
     CK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, NULL, &n_all), "clGetDeviceIDs");
     cl_device_id *all = sg_malloc((n_all + 1) * sizeof *all), ids[MAX_DEVICES];
-    CK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n_all, all, NULL), "clGetDeviceIDs");
+    cl_int e = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n_all, all, NULL);
+    if (e != CL_SUCCESS) {
+        free(all);
+        return cl_fail(err, errsz, "clGetDeviceIDs", e);
+    }
     char *list = sg_strdup(o->device ? o->device : "0"), *save = NULL;
     for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         long v;
@@ -575,7 +579,6 @@ static int open_platform(ocl_t *st, const sg_backend_opts_t *o, char *err, size_
     }
     st->window = WINDOW;
     while (st->window > WINDOW_MIN && text_bytes(st->window, st->overlap) > max_alloc) st->window /= 2;
-    cl_int e;
     st->ctx = clCreateContext(NULL, (cl_uint)st->n_dev, ids, NULL, NULL, &e);
     CK(e, "clCreateContext");
     if ((r = build_program(st, ids, err, errsz)) < 0) return r;

@@ -45,10 +45,12 @@ int sg_input_parse(void *ctx, void *item, sg_emit_t *emit)
 {
     (void)ctx;
     (void)emit;
-    if (sg_parse_block(item) < 0) {
-        /* the error stays in the chunk: sg_input_chunk reports it in input order */
-    }
-    return 0;
+    /* a bad block keeps its error (c->err) and goes on: sg_input_chunk
+     * reports it in input order, where an error returned here would stop the
+     * run at whichever block a worker parsed first */
+    const sg_chunk_t *c = item;
+    int r = sg_parse_block(item);
+    return r < 0 && !c->err ? r : 0;
 }
 
 static void chunk_out(void *arg, sg_chunk_t *c)
