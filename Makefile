@@ -39,14 +39,14 @@ endif
 # OpenCL: when the headers and the ICD loader (pkg-config OpenCL) are there.
 OPENCL ?= $(shell printf '\043include <CL/cl.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && pkg-config --exists OpenCL 2>/dev/null && echo 1 || echo 0)
 ifeq ($(OPENCL),1)
-OPENCL_C_SRC := opencl/backend_opencl.c
+OPENCL_C_SRC := opencl/find_opencl.c
 SG_CPPFLAGS  += -DSG_HAVE_OPENCL
 SG_LIBS      += $(or $(shell pkg-config --libs OpenCL 2>/dev/null),-lOpenCL)
 endif
 
-CORE_SRC := src/log.c src/cli.c src/pipeline.c src/motif.c src/chunk.c src/input.c src/hits.c src/kernels.c src/scan_mismatch.c src/casoff.c \
-            src/kmer.c src/graph.c src/repeats.c formats/gfa.c \
-            src/backend.c src/backend_cpu.c formats/seqio.c formats/output.c formats/outfile.c formats/json.c $(CUDA_C_SRC) $(OPENCL_C_SRC)
+CORE_SRC := src/log.c src/cli.c src/pipeline.c src/find_motif.c src/chunk.c src/input.c src/find_hits.c src/find_kernels.c src/find_mismatch.c src/find_casoff.c \
+            src/scc_kmers.c src/scc_graph.c src/scc_repeats.c formats/gfa.c \
+            src/backend.c src/find_cpu.c formats/seqio.c formats/output.c formats/outfile.c formats/json.c $(CUDA_C_SRC) $(OPENCL_C_SRC)
 CLI_SRC  := src/main.c src/find.c src/scc.c
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CUDA_CU_OBJ)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -80,8 +80,8 @@ $(BUILD)/opencl/find_kernels_cl.h: opencl/find_kernels.cl
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
-$(BUILD)/opencl/backend_opencl.o: $(BUILD)/opencl/find_kernels_cl.h
-$(BUILD)/opencl/backend_opencl.o: SG_CPPFLAGS += -I$(BUILD)/opencl
+$(BUILD)/opencl/find_opencl.o: $(BUILD)/opencl/find_kernels_cl.h
+$(BUILD)/opencl/find_opencl.o: SG_CPPFLAGS += -I$(BUILD)/opencl
 
 $(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h) $(BUILD)/flags
 	@mkdir -p $(dir $@)

@@ -14,7 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include "../src/cli.h"
-#include "../src/kmer.h"
+#include "../src/scc_kmers.h"
 #include "../src/log.h"
 
 #define BATCH_MAX ((size_t)256 << 20) /* bases per batch, at most */

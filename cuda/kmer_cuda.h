@@ -26,7 +26,7 @@
 #include <stdio.h>
 
 #include "../src/chunk.h"
-#include "../src/graph.h"
+#include "../src/scc_graph.h"
 
 typedef struct sg_cuda_kmers sg_cuda_kmers_t;
 

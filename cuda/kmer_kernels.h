@@ -13,7 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../src/graph.h"
+#include "../src/scc_graph.h"
 
 #ifdef __cplusplus
 extern "C" {

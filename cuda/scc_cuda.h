@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../src/graph.h"
+#include "../src/scc_graph.h"
 
 typedef struct {
     const char *device; /* device index ("0"; NULL: 0) */

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../src/graph.h"
+#include "../src/scc_graph.h"
 #include "seqio.h"
 
 /**

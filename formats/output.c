@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
 #include "output.h"
-#include "../src/kernels.h"
+#include "../src/find_kernels.h"
 #include "../src/log.h"
 
 #include <ctype.h>

@@ -9,8 +9,8 @@
 #include <htslib/kstring.h>
 
 #include "../src/chunk.h"
-#include "../src/hits.h"
-#include "../src/motif.h"
+#include "../src/find_hits.h"
+#include "../src/find_motif.h"
 #include "outfile.h"
 
 typedef enum { SG_OUT_BED, SG_OUT_TSV, SG_OUT_COUNT, SG_OUT_CASOFFINDER } sg_outfmt_t;

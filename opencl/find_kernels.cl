@@ -51,7 +51,7 @@ __kernel void find_ranges(__global const uchar *text, const ulong n_start, const
     }
 }
 
-/* The q-gram filter (src/kernels.h, sg_qgram_view_t): 64 windows per
+/* The q-gram filter (src/find_kernels.h, sg_qgram_view_t): 64 windows per
  * work-item, a rolling 2-bit key ((b >> 1 ^ b >> 2) & 3 maps A C G T, either
  * case, to 0 1 2 3), a bit test, and verification of the few candidates. */
 __kernel void find_qgram(__global const uchar *text, const ulong n_start, const uint q, const uint max_off,

@@ -1,17 +1,17 @@
 #include "backend.h"
-#include "kernels.h"
+#include "find_kernels.h"
 #include "log.h"
 
 #include <string.h>
 
 #ifdef SG_HAVE_CUDA
-#include "../cuda/cuda_backend.h"
+#include "../cuda/find_cuda.h"
 #include "../cuda/cuda_util.h"
 #else
 static int sg_cuda_gpus_present(void) { return 0; }
 #endif
 #ifdef SG_HAVE_OPENCL
-#include "../opencl/opencl_backend.h"
+#include "../opencl/find_opencl.h"
 #endif
 
 const char *sg_backend_list(void)

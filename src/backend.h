@@ -7,8 +7,8 @@
 #include <stdio.h>
 
 #include "chunk.h"
-#include "hits.h"
-#include "motif.h"
+#include "find_hits.h"
+#include "find_motif.h"
 
 typedef struct sg_backend sg_backend_t;
 struct sg_backend {
@@ -41,7 +41,7 @@ typedef int (*sg_backend_ctor)(const sg_backend_opts_t *o, sg_backend_t **out, c
 
 int sg_backend_cpu(const sg_backend_opts_t *o, sg_backend_t **out, char *err, size_t errsz);
 
-/* Exact patterns above which the cpu backend's auto kernel is the q-gram filter (backend_cpu.c). */
+/* Exact patterns above which the cpu backend's auto kernel is the q-gram filter (find_cpu.c). */
 #define SG_CPU_VECTOR_MAX 12
 
 /**
@@ -61,7 +61,7 @@ typedef struct {
 
 /**
  * Estimate a run from the workload: the motif set's kernels and their
- * calibrated costs (kernels.h), the expected bases (1e9 when unknown), the
+ * calibrated costs (find_kernels.h), the expected bases (1e9 when unknown), the
  * threads, the GPUs listed (n_listed) and their start-up time.
  */
 void sg_backend_plan(const sg_backend_opts_t *o, int n_listed, sg_backend_estimate_t *e);

@@ -11,11 +11,11 @@
 #include "../formats/json.h"
 #include "../formats/output.h"
 #include "backend.h"
-#include "casoff.h"
+#include "find_casoff.h"
 #include "cli.h"
 #include "input.h"
 #include "log.h"
-#include "motif.h"
+#include "find_motif.h"
 #include "pipeline.h"
 #include "version.h"
 

@@ -21,11 +21,11 @@
 #include "../cuda/scc_cuda.h"
 #endif
 #include "cli.h"
-#include "graph.h"
+#include "scc_graph.h"
 #include "input.h"
-#include "kmer.h"
+#include "scc_kmers.h"
 #include "log.h"
-#include "repeats.h"
+#include "scc_repeats.h"
 #include "version.h"
 
 /* counts of k-mers up to 65535 apart (the last bin holds the rest): room

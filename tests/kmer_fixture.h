@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "../src/chunk.h"
-#include "../src/graph.h"
-#include "../src/motif.h"
+#include "../src/scc_graph.h"
+#include "../src/find_motif.h"
 #include "unit.h"
 
 typedef struct {

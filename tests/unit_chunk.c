@@ -7,7 +7,7 @@
 
 #include "../formats/seqio.h"
 #include "../src/backend.h"
-#include "../src/kernels.h"
+#include "../src/find_kernels.h"
 #include "unit.h"
 
 #define MAX_REC 12

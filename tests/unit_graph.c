@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include "../formats/seqio.h"
-#include "../src/graph.h"
-#include "../src/kmer.h"
-#include "../src/repeats.h"
+#include "../src/scc_graph.h"
+#include "../src/scc_kmers.h"
+#include "../src/scc_repeats.h"
 #include "unit.h"
 
 /* ---- Tarjan against reachability ---- */

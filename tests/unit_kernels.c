@@ -3,7 +3,7 @@
  * that run past the end of the owned starts. */
 #include <string.h>
 
-#include "../src/kernels.h"
+#include "../src/find_kernels.h"
 #include "unit.h"
 
 static const char text_alphabet[] = "ACGTACGTACGTacgtacgtNnRY-\n";

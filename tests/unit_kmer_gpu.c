@@ -13,7 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "../cuda/kmer_cuda.h"
-#include "../src/kmer.h"
+#include "../src/scc_kmers.h"
 #include "kmer_fixture.h"
 
 #define BINS 64

@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "../src/kmer.h"
+#include "../src/scc_kmers.h"
 #include "kmer_fixture.h"
 
 typedef struct {

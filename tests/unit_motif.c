@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/motif.h"
+#include "../src/find_motif.h"
 #include "unit.h"
 
 static void test_iupac_sets(void)

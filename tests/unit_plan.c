@@ -6,7 +6,7 @@
 
 #include "../src/backend.h"
 #include "../src/log.h"
-#include "../src/motif.h"
+#include "../src/find_motif.h"
 #include "unit.h"
 
 static void add_random(sg_motif_set_t *ms, int n, int len, const char *letters)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/graph.h"
+#include "../src/scc_graph.h"
 #include "../src/log.h"
 #include "unit.h"
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "../../formats/gfa.h"
-#include "../../src/graph.h"
-#include "../../src/repeats.h"
+#include "../../src/scc_graph.h"
+#include "../../src/scc_repeats.h"
 #include "fuzz_util.h"
 
 static void analyse(sg_graph_t *g)

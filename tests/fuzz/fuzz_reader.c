@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../../formats/seqio.h"
-#include "../../src/kmer.h"
+#include "../../src/scc_kmers.h"
 #include "fuzz_util.h"
 
 typedef struct {

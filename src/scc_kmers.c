@@ -1,6 +1,6 @@
-#include "kmer.h"
+#include "scc_kmers.h"
 #include "log.h"
-#include "motif.h"
+#include "find_motif.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -46,7 +46,7 @@ static inline uint64_t rev2_64(uint64_t x)
 #define KT uint64_t
 #define KT_WIDE 0
 #define FN(x) x##_64
-#include "kmer_impl.h"
+#include "scc_kmers_impl.h"
 #undef KT
 #undef KT_WIDE
 #undef FN
@@ -54,7 +54,7 @@ static inline uint64_t rev2_64(uint64_t x)
 #define KT unsigned __int128
 #define KT_WIDE 1
 #define FN(x) x##_128
-#include "kmer_impl.h"
+#include "scc_kmers_impl.h"
 #undef KT
 #undef KT_WIDE
 #undef FN

@@ -14,7 +14,7 @@
 #define _GNU_SOURCE
 #include "backend.h"
 #include "chunk.h"
-#include "kernels.h"
+#include "find_kernels.h"
 #include "log.h"
 
 #include <stdio.h>

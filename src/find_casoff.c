@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "casoff.h"
+#include "find_casoff.h"
 #include "cli.h"
 #include "log.h"
 

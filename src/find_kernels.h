@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hits.h"
-#include "motif.h"
+#include "find_hits.h"
+#include "find_motif.h"
 
 #define SG_ENC_INVALID 0x40
 #define SG_ENC_PAD 64
@@ -136,7 +136,7 @@ int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, s
                  size_t errsz) __attribute__((warn_unused_result));
 /* What a plan costs, for the backend planner (backend.c): thread-seconds
  * per 1e9 text bases of the cpu kernels, and device-seconds per 1e9 bases
- * of the cuda kernels of the same work on one GPU (calibrated in kernels.c). */
+ * of the cuda kernels of the same work on one GPU (calibrated in find_kernels.c). */
 double sg_plan_cpu_cost(const sg_plan_t *plan, const sg_motif_set_t *ms);
 double sg_plan_gpu_cost(const sg_plan_t *plan, const sg_motif_set_t *ms);
 

@@ -1,4 +1,4 @@
-#include "graph.h"
+#include "scc_graph.h"
 #include "log.h"
 
 #include <stdio.h>

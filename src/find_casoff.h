@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "motif.h"
+#include "find_motif.h"
 
 typedef struct {
     char **files; /* the genome's FASTA files, in name order */

@@ -1,4 +1,4 @@
-#include "hits.h"
+#include "find_hits.h"
 #include "log.h"
 
 #include <stdlib.h>

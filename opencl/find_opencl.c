@@ -6,7 +6,7 @@
  * with a larger one. */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 120
-#include "opencl_backend.h"
+#include "find_opencl.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -19,7 +19,7 @@
 #include <CL/cl.h>
 
 #include "../src/cli.h"
-#include "../src/kernels.h"
+#include "../src/find_kernels.h"
 #include "../src/log.h"
 
 static const char kernel_source[] =

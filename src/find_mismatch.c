@@ -1,4 +1,4 @@
-/* The mismatch kernel (kernels.h: sg_mm_*).
+/* The mismatch kernel (find_kernels.h: sg_mm_*).
  *
  * Patterns of one length whose PAMs agree (same positions, same base sets)
  * form a group. The text of a block becomes four bitmaps, one per base
@@ -14,7 +14,7 @@
  * or 8 (AVX2) patterns per instruction; longer ones take 64-bit words. */
 #define _GNU_SOURCE
 #include "chunk.h"
-#include "kernels.h"
+#include "find_kernels.h"
 #include "log.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "repeats.h"
+#include "scc_repeats.h"
 #include "log.h"
 
 #include <ctype.h>

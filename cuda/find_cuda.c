@@ -11,7 +11,7 @@
  * on an H200, longer than parsing a genome's first chunks, so it runs on a
  * thread of its own while the pipeline starts; the first scan waits for it. */
 #define _GNU_SOURCE
-#include "cuda_backend.h"
+#include "find_cuda.h"
 #include "cuda_util.h"
 #include "find_kernels.h"
 
@@ -23,7 +23,7 @@
 #include <cuda_runtime_api.h>
 
 #include "../src/cli.h"
-#include "../src/kernels.h"
+#include "../src/find_kernels.h"
 #include "../src/log.h"
 
 #define SLOTS_PER_DEVICE 4

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "motif.h"
+#include "find_motif.h"
 #include "cli.h"
 #include "log.h"
 #include "../formats/seqio.h"

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "graph.h"
+#include "scc_graph.h"
 
 typedef struct {
     int tandem;         /* one simple cycle; else complex */

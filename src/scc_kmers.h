@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "chunk.h"
-#include "graph.h"
+#include "scc_graph.h"
 
 #define SG_K_MIN 11
 #define SG_K_MAX 63

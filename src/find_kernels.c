@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "kernels.h"
+#include "find_kernels.h"
 #include "log.h"
 #include "simd.h"
 
@@ -53,7 +53,7 @@ void sg_scan_sunday(const uint8_t *enc, size_t n, const sg_pattern_t *pat, const
     }
 }
 
-/* The vector kernel, once per instruction set (scan_vector.h). */
+/* The vector kernel, once per instruction set (find_vector.h). */
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
@@ -90,7 +90,7 @@ void sg_encode(int skip_masked, const char *src, size_t n, uint8_t *dst)
 #define VEC_ATTR __attribute__((target("avx2")))
 #define VEC_W 32
 #define VEC_MASK(v) (uint32_t) _mm256_movemask_epi8((__m256i)(v))
-#include "scan_vector.h"
+#include "find_vector.h"
 #undef VEC_FN
 #undef VEC_ATTR
 #undef VEC_W
@@ -100,7 +100,7 @@ void sg_encode(int skip_masked, const char *src, size_t n, uint8_t *dst)
 #define VEC_ATTR
 #define VEC_W 16
 #define VEC_MASK(v) (uint32_t) _mm_movemask_epi8((__m128i)(v))
-#include "scan_vector.h"
+#include "find_vector.h"
 
 void sg_scan_vector(const uint8_t *enc, size_t n, const sg_pattern_t *pat, const int *ids, int n_ids, uint32_t base,
                     sg_hits_t *out)
@@ -119,7 +119,7 @@ static inline uint32_t lane_mask16(const uint8_t *v)
 #define VEC_ATTR
 #define VEC_W 16
 #define VEC_MASK(v) lane_mask16((const uint8_t *)&(v))
-#include "scan_vector.h"
+#include "find_vector.h"
 
 void sg_scan_vector(const uint8_t *enc, size_t n, const sg_pattern_t *pat, const int *ids, int n_ids, uint32_t base,
                     sg_hits_t *out)
@@ -297,7 +297,7 @@ void sg_qgram_view(const sg_qgram_t *qg, sg_qgram_view_t *v)
 
 /* Cost per text base, in units of one q-gram pass, of a q-gram pass with q
  * plus the vector kernel for the patterns it cannot index (0.14 each: 0.03 s
- * per pattern against 0.2 s per pass in the timings of backend_cpu.c); each
+ * per pattern against 0.2 s per pass in the timings of find_cpu.c); each
  * candidate costs about 10 bases of scanning. */
 static double qgram_cost(const sg_motif_set_t *ms, const int *ids, int n, int q, int *n_left)
 {
