@@ -44,11 +44,17 @@ SG_CPPFLAGS  += -DSG_HAVE_OPENCL
 SG_LIBS      += $(or $(shell pkg-config --libs OpenCL 2>/dev/null),-lOpenCL)
 endif
 
-CORE_SRC := src/log.c src/cli.c src/pipeline.c src/find_motif.c src/chunk.c src/input.c src/find_hits.c src/find_kernels.c src/find_mismatch.c src/find_casoff.c \
-            src/scc_kmers.c src/scc_graph.c src/scc_repeats.c formats/gfa.c \
-            src/backend.c src/find_cpu.c formats/seqio.c formats/output.c formats/outfile.c formats/json.c $(CUDA_C_SRC) $(OPENCL_C_SRC)
+# shared by both commands; find's; scc's (the file names say which)
+SHARED_SRC := src/log.c src/cli.c src/pipeline.c src/chunk.c src/input.c src/backend.c \
+              formats/seqio.c formats/outfile.c formats/json.c
+FIND_SRC   := src/find_motif.c src/find_casoff.c src/find_hits.c src/find_kernels.c src/find_mismatch.c \
+              src/find_cpu.c formats/output.c
+SCC_SRC    := src/scc_coverage.c src/scc_dbg.c src/scc_graph.c src/scc_tarjan.c src/scc_repeats.c formats/gfa.c
+CORE_SRC := $(SHARED_SRC) $(FIND_SRC) $(SCC_SRC) $(CUDA_C_SRC) $(OPENCL_C_SRC)
+# the cpu k-mer table, compiled once per key width (64 and 128 bits)
+SCC_KMERS_OBJ := $(BUILD)/src/scc_kmers64.o $(BUILD)/src/scc_kmers128.o
 CLI_SRC  := src/main.c src/find.c src/scc.c
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CUDA_CU_OBJ)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(SCC_KMERS_OBJ) $(CUDA_CU_OBJ)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -75,6 +81,10 @@ $(BUILD)/%.o: %.c $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) -MMD -MP -c -o $@ $<
 
+$(SCC_KMERS_OBJ): $(BUILD)/src/scc_kmers%.o: src/scc_kmers.c $(BUILD)/flags
+	@mkdir -p $(dir $@)
+	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) -DSG_KMER_BITS=$* -MMD -MP -c -o $@ $<
+
 # the OpenCL kernels, embedded as a C string
 $(BUILD)/opencl/find_kernels_cl.h: opencl/find_kernels.cl
 	@mkdir -p $(dir $@)
@@ -83,9 +93,9 @@ $(BUILD)/opencl/find_kernels_cl.h: opencl/find_kernels.cl
 $(BUILD)/opencl/find_opencl.o: $(BUILD)/opencl/find_kernels_cl.h
 $(BUILD)/opencl/find_opencl.o: SG_CPPFLAGS += -I$(BUILD)/opencl
 
-$(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h) $(BUILD)/flags
+$(BUILD)/cuda/%.o: cuda/%.cu $(BUILD)/flags
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -std=c++17 $(NVCC_ARCH) -c -o $@ $<
+	$(NVCC) $(NVCCFLAGS) -std=c++17 $(NVCC_ARCH) -MMD -MP -MF $(@:.o=.d) -MT $@ -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libseqgpu.a
 	@mkdir -p $(dir $@)
@@ -99,7 +109,7 @@ $(BUILD)/bench/%: bench/%.c bench/rng.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< -lm
 
--include $(CORE_SRC:%.c=$(BUILD)/%.d) $(CLI_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
 # Install what building needs (htslib, zlib, a C compiler) when it is missing.
 deps:

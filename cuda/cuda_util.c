@@ -10,6 +10,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "../src/cli.h"
 #include "../src/log.h"
 
 #define MAX_SELECTED 64
@@ -115,6 +116,36 @@ int sg_cuda_check_device(int id, int *local, char *err, size_t errsz)
                  e != cudaSuccess ? cudaGetErrorString(e) : "");
         *local = -1;
         return SG_ERR_DEVICE;
+    }
+    return 0;
+}
+
+int sg_cuda_fail(char *err, size_t errsz, const char *what, cudaError_t e)
+{
+    snprintf(err, errsz, "%s: %s", what, cudaGetErrorString(e));
+    return SG_ERR_DEVICE;
+}
+
+int sg_cuda_open_device(int id, int *local, struct cudaDeviceProp *prop, char *err, size_t errsz)
+{
+    SG_TRY(sg_cuda_check_device(id, local, err, errsz));
+    SG_CUDA_CHECK(cudaSetDevice(*local), "cudaSetDevice");
+    SG_CUDA_CHECK(cudaGetDeviceProperties(prop, *local), "cudaGetDeviceProperties");
+    if (prop->major < 7 || (prop->major == 7 && prop->minor < 5)) {
+        snprintf(err, errsz, "CUDA device %d (%.60s) has compute capability %d.%d; seqgpu needs 7.5 or newer", id,
+                 prop->name, prop->major, prop->minor);
+        return SG_ERR_DEVICE;
+    }
+    return 0;
+}
+
+int sg_cuda_mem_limit(size_t *limit, char *err, size_t errsz)
+{
+    const char *s = getenv("SEQGPU_CUDA_MEM_LIMIT");
+    *limit = 0;
+    if (s && sg_parse_size(s, limit) < 0) {
+        snprintf(err, errsz, "invalid SEQGPU_CUDA_MEM_LIMIT '%s'", s);
+        return SG_ERR_INPUT;
     }
     return 0;
 }

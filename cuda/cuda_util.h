@@ -1,8 +1,34 @@
-/* What the CUDA parts share: choosing and finding devices. */
+/* What the CUDA parts share: choosing, finding and opening devices, and
+ * the checking of every CUDA call. C, and C++ for the drivers in .cu files. */
 #ifndef SG_CUDA_UTIL_H
 #define SG_CUDA_UTIL_H
 
 #include <stddef.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every CUDA call is checked, one way: the calling function has err and
+ * errsz in scope (its parameters, or members of the stage's state in the
+ * C++ drivers), the reason goes there, and it returns SG_ERR_DEVICE. */
+#define SG_CUDA_CHECK(call, what)                                                \
+    do {                                                                         \
+        cudaError_t e_ = (call);                                                 \
+        if (e_ != cudaSuccess) return sg_cuda_fail(err, errsz, what, e_);        \
+    } while (0)
+
+/* A step that failed passes its SG_ERR_* code on, its reason already in err. */
+#define SG_TRY(call)                                                             \
+    do {                                                                         \
+        int r_ = (call);                                                         \
+        if (r_ < 0) return r_;                                                   \
+    } while (0)
+
+/** "what: the runtime's message" into err; SG_ERR_DEVICE. */
+int sg_cuda_fail(char *err, size_t errsz, const char *what, cudaError_t e);
 
 /**
  * Make the listed devices (indices as the user sees them, i.e. into
@@ -32,7 +58,26 @@ int sg_cuda_precheck(int id, char *err, size_t errsz);
  */
 int sg_cuda_check_device(int id, int *local, char *err, size_t errsz);
 
+/**
+ * sg_cuda_check_device, then make the device current and check that it
+ * can run seqgpu's kernels (compute capability 7.5 or newer).
+ * @param prop  out: the device's properties
+ * @return 0, or SG_ERR_DEVICE with the reason in err
+ */
+int sg_cuda_open_device(int id, int *local, struct cudaDeviceProp *prop, char *err, size_t errsz);
+
 /** NVIDIA GPUs the kernel driver reports (/proc/driver/nvidia/gpus), without starting CUDA; -1 if unknown. */
 int sg_cuda_gpus_present(void);
+
+/**
+ * The device memory to assume free at most: SEQGPU_CUDA_MEM_LIMIT (bytes,
+ * K/M/G; the tests' way to run out of device memory), or 0 when it is unset.
+ * @return 0, or SG_ERR_INPUT when it is not a size (reason in err)
+ */
+int sg_cuda_mem_limit(size_t *limit, char *err, size_t errsz);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -22,7 +22,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../src/cli.h"
 #include "../src/find_kernels.h"
 #include "../src/log.h"
 
@@ -32,7 +31,6 @@
 #define WINDOW_MIN ((size_t)1 << 20)  /* ... and at least */
 #define TILE 2048                     /* text is padded to whole warp tiles of the vector kernel */
 #define VECTOR_MAX 32                 /* patterns above which auto prefers the q-gram kernel */
-#define MAX_DEVICES 64
 
 typedef struct {
     int id;         /* as the user numbers it (--device) */
@@ -82,11 +80,11 @@ typedef struct {
     int skip_masked;
     uint32_t masks_len;
     size_t overlap;          /* longest motif - 1 */
-    int ids[MAX_DEVICES], n_ids; /* the devices used: the first n_ids listed */
+    int ids[SG_MAX_DEVICES], n_ids; /* the devices used: the first n_ids listed */
     int n_listed;
     size_t mem_limit;        /* SEQGPU_CUDA_MEM_LIMIT: device memory to assume free (tests) */
     long fault_at;           /* SEQGPU_CUDA_FAULT=N: the Nth window's kernel faults (tests) */
-    device_t dev[MAX_DEVICES];
+    device_t dev[SG_MAX_DEVICES];
     int n_dev;
     slot_t *slot;
     int n_slot;
@@ -102,17 +100,7 @@ typedef struct {
     uint64_t h2d_bytes, d2h_bytes, text_bytes, windows, rescans;
 } cuda_t;
 
-static int cuda_fail(char *err, size_t errsz, const char *what, cudaError_t e)
-{
-    snprintf(err, errsz, "%s: %s", what, cudaGetErrorString(e));
-    return SG_ERR_DEVICE;
-}
-
-#define CK(call, what)                                                       \
-    do {                                                                     \
-        cudaError_t e_ = (call);                                             \
-        if (e_ != cudaSuccess) return cuda_fail(err, errsz, what, e_);       \
-    } while (0)
+#define CK SG_CUDA_CHECK
 
 static int upload(void **dst, const void *src, size_t n, char *err, size_t errsz)
 {
@@ -267,15 +255,8 @@ static int open_devices(cuda_t *st, char *err, size_t errsz)
     for (int i = 0; i < st->n_ids; i++) {
         device_t *d = &st->dev[st->n_dev++];
         d->id = st->ids[i];
-        if ((r = sg_cuda_check_device(d->id, &d->local, err, errsz)) < 0) return r;
         struct cudaDeviceProp p;
-        CK(cudaSetDevice(d->local), "cudaSetDevice");
-        CK(cudaGetDeviceProperties(&p, d->local), "cudaGetDeviceProperties");
-        if (p.major < 7 || (p.major == 7 && p.minor < 5)) {
-            snprintf(err, errsz, "CUDA device %d (%.60s) has compute capability %d.%d; seqgpu needs 7.5 or newer", d->id,
-                     p.name, p.major, p.minor);
-            return SG_ERR_DEVICE;
-        }
+        if ((r = sg_cuda_open_device(d->id, &d->local, &p, err, errsz)) < 0) return r;
         snprintf(d->name, sizeof d->name, "%.127s", p.name);
         d->lim.n_sm = p.multiProcessorCount;
         d->lim.smem_optin = p.sharedMemPerBlockOptin;
@@ -505,38 +486,14 @@ static void cuda_destroy(sg_backend_t *be)
     free(be);
 }
 
-static int parse_devices(const char *s, int *ids, int *n, char *err, size_t errsz)
-{
-    *n = 0;
-    if (!s) {
-        ids[(*n)++] = 0;
-        return 0;
-    }
-    char *copy = sg_strdup(s), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        long v;
-        int dup = 0;
-        for (int i = 0; i < *n; i++) dup |= ids[i] == v;
-        if (*n == MAX_DEVICES || sg_parse_int(t, 0, 1023, &v) < 0 || dup) {
-            *n = 0;
-            break;
-        }
-        ids[(*n)++] = (int)v;
-    }
-    free(copy);
-    if (!*n) {
-        snprintf(err, errsz, "invalid --device '%s' (GPU indices such as 0 or 0,1, each once)", s);
-        return SG_ERR_INPUT;
-    }
-    return 0;
-}
-
 /* What must be known before the run starts: the options are valid, and
  * there is a driver and each device asked for. */
 static int check_devices(cuda_t *st, const sg_backend_opts_t *o, char *err, size_t errsz)
 {
-    int r = parse_devices(o->device, st->ids, &st->n_ids, err, errsz);
-    if (r < 0) return r;
+    const sg_devices_t *listed = sg_devices_or_default(o->devices);
+    int r = 0;
+    memcpy(st->ids, listed->id, listed->n * sizeof *st->ids);
+    st->n_ids = listed->n;
     if (st->n_ids > 1) {
         /* each device costs its start: memory-bound work stays on the first */
         sg_backend_estimate_t e;
@@ -544,11 +501,7 @@ static int check_devices(cuda_t *st, const sg_backend_opts_t *o, char *err, size
         st->n_listed = st->n_ids;
         st->n_ids = e.gpus;
     }
-    const char *lim = getenv("SEQGPU_CUDA_MEM_LIMIT");
-    if (lim && sg_parse_size(lim, &st->mem_limit) < 0) {
-        snprintf(err, errsz, "invalid SEQGPU_CUDA_MEM_LIMIT '%s'", lim);
-        return SG_ERR_INPUT;
-    }
+    if ((r = sg_cuda_mem_limit(&st->mem_limit, err, errsz)) < 0) return r;
     const char *fault = getenv("SEQGPU_CUDA_FAULT");
     st->fault_at = fault ? atol(fault) : 0;
     /* only these devices start (CUDA_VISIBLE_DEVICES); the driver starts on

@@ -1,56 +1,42 @@
-/* Strongly connected components on a CUDA device: the pipeline of patent
- * CN111754383B (seed 003) over a graph's CSR, after the graph's chains have
- * been contracted by pointer jumping. */
+/* seqgpu scc on a CUDA device, behind scc_backend.h's interfaces: the k-mer
+ * table (scc_kmers.cu) and the SCC solver (scc_solve.cu). Both give the cpu
+ * implementations' results, byte for byte. */
 #ifndef SG_SCC_CUDA_H
 #define SG_SCC_CUDA_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
 
-#include "../src/scc_graph.h"
-
-typedef struct {
-    const char *device; /* device index ("0"; NULL: 0) */
-    int kw;             /* threads per virtual warp (1, 2, 4, 8, 16 or 32) */
-    int kv;             /* queued vertices per virtual warp (1 or more) */
-    int kt;             /* second trim and coloring partition every kt rounds (0: never) */
-    int threads;        /* host threads for preparing the copy (0: one) */
-} sg_scc_cuda_opts_t;
-
-#define SG_SCC_KW_DEFAULT 4
-#define SG_SCC_KV_DEFAULT 2
-#define SG_SCC_KT_DEFAULT 2
-
-typedef struct {
-    char device[256];
-    double init, upload, contract, reverse, trim, fwbw, color, expand, download, total; /* seconds */
-    uint64_t chain_vertices, vertices, edges; /* vertices in chains; the contracted graph */
-    uint32_t components;
-    uint32_t jump_rounds, rounds, colorings, color_sweeps, bfs_levels, trim_steps;
-    uint64_t trimmed2; /* vertices in 2-SCCs found by the second trim */
-    size_t device_bytes; /* the estimate checked against free memory */
-    int degree_bytes;    /* the graph went to the device as byte degrees (1) or offsets (8) */
-} sg_scc_cuda_stats_t;
+#include "../src/scc_backend.h"
 
 /**
- * SCCs of g (either kind) on the device.
- * @param weight  tie-break of the first pivot for each vertex (k-mer count), or NULL
- * @param comp    out: each vertex's component, numbered 0.. in the order of
- *                their first vertex (as sg_scc_renumber; st->components of them)
- * @return 0, or SG_ERR_DEVICE with the reason in err (no device or driver, too
- *         little device memory, a failed launch)
+ * The k-mer table on the first device listed (default 0), for every k
+ * (64-bit keys to k = 31, 128-bit above). Reads are batched into pinned
+ * buffers (two: the host fills one while the device counts the other), as
+ * large as SEQGPU_CUDA_KMER_BATCH bytes when set (the tests force many
+ * batches so), else up to 256 MB, less when the device has little free
+ * memory; each batch's canonical k-mers are extracted, radix sorted, run-
+ * length encoded and merged into the sorted table of all batches so far.
+ * The threshold is a device select; the unitigs come from binary searches
+ * of the sorted table (the neighbours) and list ranking by pointer jumping
+ * (the compaction). Running out of device memory is an error that gives
+ * the sizes, never a short result; after an error every call fails.
+ * @return 0, or SG_ERR_DEVICE with the reason in err (no driver, no such
+ *         device, too old a device, too little free memory for one batch)
  */
-int sg_scc_cuda(const sg_graph_t *g, const uint32_t *weight, const sg_scc_cuda_opts_t *o, uint32_t *label,
-                sg_scc_cuda_stats_t *st, char *err, size_t errsz);
+int sg_kmer_table_cuda(const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err, size_t errsz);
 
-/** Create the device's CUDA context on a thread of its own, to overlap its
- * start-up with reading the graph; sg_scc_cuda waits for it. */
-void sg_scc_cuda_warmup(const char *device);
-/** Wait for that thread (before exit, if sg_scc_cuda was not called). */
-void sg_scc_cuda_warmup_join(void);
+/**
+ * The SCC pipeline of patent CN111754383B on the first device listed, after
+ * the graph's chains are contracted. The device's CUDA context is created
+ * on a thread of its own from now on, while the graph is read or built.
+ * @return 0, or SG_ERR_DEVICE with the reason in err (no device reported)
+ */
+int sg_scc_solver_cuda(const sg_scc_opts_t *o, sg_scc_solver_t **out, char *err, size_t errsz);
 
-/** The stats as JSON members (no braces), for --stats. */
-void sg_scc_cuda_stats_json(const sg_scc_cuda_stats_t *st, FILE *fp);
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -536,23 +536,20 @@ static int open_platform(ocl_t *st, const sg_backend_opts_t *o, char *err, size_
         free(all);
         return cl_fail(err, errsz, "clGetDeviceIDs", e);
     }
-    char *list = sg_strdup(o->device ? o->device : "0"), *save = NULL;
-    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        long v;
-        if (st->n_dev == MAX_DEVICES || sg_parse_int(t, 0, 1023, &v) < 0) {
-            snprintf(err, errsz, "invalid --device '%s' (device indices such as 0 or 0,1)", o->device);
-            r = SG_ERR_INPUT;
-            break;
-        }
-        if ((cl_uint)v >= n_all) {
-            snprintf(err, errsz, "OpenCL platform '%s' has no device %ld (it has %u)", st->platform, v, n_all);
+    const sg_devices_t *want = sg_devices_or_default(o->devices);
+    if (want->n > MAX_DEVICES) {
+        snprintf(err, errsz, "the opencl backend takes at most %d devices", MAX_DEVICES);
+        r = SG_ERR_INPUT;
+    }
+    for (int i = 0; i < want->n && r == 0; i++) {
+        if ((cl_uint)want->id[i] >= n_all) {
+            snprintf(err, errsz, "OpenCL platform '%s' has no device %d (it has %u)", st->platform, want->id[i], n_all);
             r = SG_ERR_DEVICE;
             break;
         }
         device_t *d = &st->dev[st->n_dev];
-        d->id = ids[st->n_dev++] = all[v];
+        d->id = ids[st->n_dev++] = all[want->id[i]];
     }
-    free(list);
     free(all);
     if (r < 0) return r;
     cl_ulong local_mem = ~(cl_ulong)0, max_alloc = ~(cl_ulong)0;

@@ -1,3 +1,6 @@
+/* The registry: which backends this binary has and what each implements,
+ * the estimates auto compares, and the auto rule. The only file outside
+ * cuda/ and opencl/ that knows whether they were built. */
 #include "backend.h"
 #include "find_kernels.h"
 #include "log.h"
@@ -5,45 +8,69 @@
 #include <string.h>
 
 #ifdef SG_HAVE_CUDA
-#include "../cuda/find_cuda.h"
 #include "../cuda/cuda_util.h"
-#else
-static int sg_cuda_gpus_present(void) { return 0; }
+#include "../cuda/find_cuda.h"
+#include "../cuda/scc_cuda.h"
 #endif
 #ifdef SG_HAVE_OPENCL
 #include "../opencl/find_opencl.h"
 #endif
 
-const char *sg_backend_list(void)
-{
-    return "cpu"
-#ifdef SG_HAVE_CUDA
-           ", cuda"
-#endif
-#ifdef SG_HAVE_OPENCL
-           ", opencl"
-#endif
-        ;
-}
+typedef struct {
+    const char *name;
+    sg_backend_ctor find;     /* find's scanner */
+    sg_kmer_table_ctor kmers; /* scc's k-mer table, or NULL */
+    sg_scc_solver_ctor scc;   /* scc's SCC solver, or NULL */
+} backend_t;
 
-static sg_backend_ctor find_ctor(const char *name)
-{
-    if (!strcmp(name, "cpu")) return sg_backend_cpu;
+static const backend_t backends[] = {
+    {"cpu", sg_backend_cpu, sg_kmer_table_cpu, sg_scc_solver_cpu},
 #ifdef SG_HAVE_CUDA
-    if (!strcmp(name, "cuda")) return sg_backend_cuda;
+    {"cuda", sg_backend_cuda, sg_kmer_table_cuda, sg_scc_solver_cuda},
 #endif
 #ifdef SG_HAVE_OPENCL
-    if (!strcmp(name, "opencl")) return sg_backend_opencl;
+    {"opencl", sg_backend_opencl, NULL, NULL},
 #endif
+};
+#define N_BACKENDS (sizeof backends / sizeof *backends)
+
+static const backend_t *lookup(const char *name)
+{
+    for (size_t i = 0; i < N_BACKENDS; i++)
+        if (!strcmp(backends[i].name, name)) return &backends[i];
     return NULL;
 }
 
-/* Planner constants, measured on the H200 host (16 cores): the CUDA start
- * (driver, context, module, buffers) for one device and for each more, and
- * the host's parsing of FASTA in thread-seconds per 1e9 bases. */
+const char *sg_backend_list(void)
+{
+    static char list[64];
+    if (!list[0])
+        for (size_t i = 0; i < N_BACKENDS; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", backends[i].name);
+    return list;
+}
+
+/* GPUs the kernel driver reports, without starting CUDA (-1: unknown). */
+static int gpus_present(void)
+{
+#ifdef SG_HAVE_CUDA
+    return sg_cuda_gpus_present();
+#else
+    return 0;
+#endif
+}
+
+/* Constants measured on the H200 host (16 cores): the CUDA start (driver,
+ * context, module, buffers) for one device and for each more, and the
+ * host's parsing of FASTA in thread-seconds per 1e9 bases. */
 #define GPU_START_S 0.40
 #define GPU_START_MORE_S 0.25
 #define PARSE_COST 0.85
+/* cuda is chosen when its estimate is below this share of the cpu's */
+#define AUTO_MARGIN 0.9
+/* scc: below this many graph vertices the CUDA start costs more than
+ * Tarjan's whole run (the SCC bench of the H200 host) */
+#define SCC_CUDA_MIN_VERTICES (1u << 20)
 
 void sg_backend_plan(const sg_backend_opts_t *o, int n_listed, sg_backend_estimate_t *e)
 {
@@ -64,6 +91,42 @@ void sg_backend_plan(const sg_backend_opts_t *o, int n_listed, sg_backend_estima
         e->gpus++;
     double start = GPU_START_S + GPU_START_MORE_S * (e->gpus - 1);
     e->gpu_s = (start > parse ? start : parse) + gb * gpu / e->gpus;
+    e->size = gb * 1e9;
+    e->unit = "bases";
+}
+
+void sg_scc_plan(double vertices, sg_backend_estimate_t *e)
+{
+    /* the rule of thumb in seconds: the device's work beyond its start is
+     * negligible, and the cpu's is linear in the vertices */
+    e->gpu_s = GPU_START_S;
+    e->cpu_s = vertices * GPU_START_S / (AUTO_MARGIN * SCC_CUDA_MIN_VERTICES);
+    e->gpus = 1;
+    e->size = vertices;
+    e->unit = "vertices";
+}
+
+const char *sg_backend_auto(const sg_backend_estimate_t *e, char *why, size_t whysz)
+{
+    if (!lookup("cuda")) {
+        snprintf(why, whysz, "auto: cpu (built without cuda)");
+        return "cpu";
+    }
+    if (gpus_present() == 0) {
+        snprintf(why, whysz, "auto: cpu (no CUDA device)");
+        return "cpu";
+    }
+    const char *name = e->gpu_s < AUTO_MARGIN * e->cpu_s ? "cuda" : "cpu";
+    snprintf(why, whysz, "auto: %s (estimated %.2f s on cpu, %.2f s on cuda, %.2g %s)", name, e->cpu_s, e->gpu_s,
+             e->size, e->unit);
+    return name;
+}
+
+void sg_backend_fell_back(const char *err, const char *instead, char *why, size_t whysz)
+{
+    /* a device the kernel driver reports, that does not work, is news */
+    sg_warn("CUDA device unusable (%s); %s", err, instead);
+    snprintf(why, whysz, "auto: cpu (the CUDA device failed: %.180s)", err);
 }
 
 int sg_backend_open(const char *name, const sg_backend_opts_t *o, sg_backend_t **out)
@@ -71,45 +134,75 @@ int sg_backend_open(const char *name, const sg_backend_opts_t *o, sg_backend_t *
     char err[512] = "", why[256] = "";
     *out = NULL;
     if (!strcmp(name, "auto")) {
-        name = "cpu";
-        sg_backend_ctor gpu = find_ctor("cuda");
-        int present = gpu ? sg_cuda_gpus_present() : 0;
-        if (!gpu) snprintf(why, sizeof why, "auto: cpu (built without cuda)");
-        else if (present == 0) snprintf(why, sizeof why, "auto: cpu (no CUDA device)");
-        else {
-            sg_backend_estimate_t e;
-            sg_backend_plan(o, 1, &e);
-            snprintf(why, sizeof why, "auto: %s (estimated %.2f s on cpu, %.2f s on cuda, %.2g bases)",
-                     e.gpu_s < 0.9 * e.cpu_s ? "cuda" : "cpu", e.cpu_s, e.gpu_s,
-                     o->input_bases > 0 ? o->input_bases : 1e9);
-            if (e.gpu_s < 0.9 * e.cpu_s) {
-                sg_backend_opts_t with_fallback = *o;
-                with_fallback.fallback = 1;
-                int r = gpu(&with_fallback, out, err, sizeof err);
-                if (r == 0) {
-                    snprintf((*out)->why, sizeof (*out)->why, "%s", why);
-                    return 0;
-                }
-                if (r != SG_ERR_DEVICE) {
-                    sg_error("%s", err);
-                    return r;
-                }
-                /* a device the kernel driver reports, that does not work, is news */
-                sg_warn("CUDA device unusable (%s); using the cpu backend", err);
-                snprintf(why, sizeof why, "auto: cpu (the CUDA device failed: %.180s)", err);
+        sg_backend_estimate_t e;
+        sg_backend_plan(o, 1, &e);
+        name = sg_backend_auto(&e, why, sizeof why);
+        if (!strcmp(name, "cuda")) {
+            sg_backend_opts_t with_fallback = *o;
+            with_fallback.fallback = 1;
+            int r = lookup(name)->find(&with_fallback, out, err, sizeof err);
+            if (r == 0) {
+                snprintf((*out)->why, sizeof (*out)->why, "%s", why);
+                return 0;
             }
+            if (r != SG_ERR_DEVICE) {
+                sg_error("%s", err);
+                return r;
+            }
+            sg_backend_fell_back(err, "using the cpu backend", why, sizeof why);
+            name = "cpu";
         }
     }
-    sg_backend_ctor ctor = find_ctor(name);
-    if (!ctor) {
+    const backend_t *b = lookup(name);
+    if (!b) {
         if (!strcmp(name, "cuda") || !strcmp(name, "opencl"))
             sg_error("this seqgpu was built without the %s backend (built: %s)", name, sg_backend_list());
         else
             sg_error("unknown backend '%s' (auto, %s)", name, sg_backend_list());
         return SG_ERR_INPUT;
     }
-    int r = ctor(o, out, err, sizeof err);
+    int r = b->find(o, out, err, sizeof err);
     if (r < 0) sg_error("%s", err);
     else snprintf((*out)->why, sizeof (*out)->why, "%s", why);
     return r;
+}
+
+/* A backend of scc by name, with what it must implement. */
+static const backend_t *scc_backend(const char *name, char *err, size_t errsz)
+{
+    const backend_t *b = lookup(name);
+    if (!b || !b->kmers || !b->scc) {
+        if (!strcmp(name, "cuda")) snprintf(err, errsz, "this seqgpu was built without CUDA");
+        else snprintf(err, errsz, "no %s backend for scc (cpu, cuda)", name);
+        return NULL;
+    }
+    return b;
+}
+
+int sg_kmer_table_open(const char *name, const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err, size_t errsz)
+{
+    *out = NULL;
+    const backend_t *b = scc_backend(name, err, errsz);
+    return b ? b->kmers(o, out, err, errsz) : SG_ERR_DEVICE;
+}
+
+int sg_graph_builder_open(const char *graph, const char *name, const sg_graph_opts_t *o, sg_graph_builder_t **out,
+                          char *err, size_t errsz)
+{
+    *out = NULL;
+    if (strcmp(graph, "dbg")) {
+        snprintf(err, errsz, "no graph builder '%s' (dbg)", graph);
+        return SG_ERR_INPUT;
+    }
+    sg_kmer_table_t *t;
+    const sg_kmer_opts_t ko = {.k = o->k, .n_threads = o->n_threads, .devices = o->devices};
+    int r = sg_kmer_table_open(name, &ko, &t, err, errsz);
+    return r < 0 ? r : sg_graph_builder_dbg(t, o, out);
+}
+
+int sg_scc_solver_open(const char *name, const sg_scc_opts_t *o, sg_scc_solver_t **out, char *err, size_t errsz)
+{
+    *out = NULL;
+    const backend_t *b = scc_backend(name, err, errsz);
+    return b ? b->scc(o, out, err, errsz) : SG_ERR_DEVICE;
 }

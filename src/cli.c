@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 int sg_default_threads(void)
@@ -24,6 +25,33 @@ int sg_parse_int(const char *s, long lo, long hi, long *out)
     if (errno || end == s || *end || v < lo || v > hi) return -1;
     *out = v;
     return 0;
+}
+
+int sg_parse_devices(const char *s, int max, sg_devices_t *d)
+{
+    d->n = 0;
+    if (max > SG_MAX_DEVICES) max = SG_MAX_DEVICES;
+    for (const char *t = s;; t++) {
+        const char *end = strchr(t, ',');
+        char num[16];
+        size_t len = end ? (size_t)(end - t) : strlen(t);
+        long v;
+        if (d->n == max || len >= sizeof num) return -1;
+        memcpy(num, t, len);
+        num[len] = 0;
+        if (sg_parse_int(num, 0, 1023, &v) < 0) return -1;
+        for (int i = 0; i < d->n; i++)
+            if (d->id[i] == v) return -1;
+        d->id[d->n++] = (int)v;
+        if (!end) return 0;
+        t = end;
+    }
+}
+
+const sg_devices_t *sg_devices_or_default(const sg_devices_t *d)
+{
+    static const sg_devices_t first = {.id = {0}, .n = 1};
+    return d && d->n ? d : &first;
 }
 
 int sg_parse_size(const char *s, size_t *out)

@@ -11,6 +11,19 @@ int sg_default_threads(void);
 /** Parse a whole decimal integer in [lo, hi]; 0 or -1. */
 int sg_parse_int(const char *s, long lo, long hi, long *out);
 
+/* GPU indices as the user numbers them (--device 0,2). */
+#define SG_MAX_DEVICES 64
+typedef struct {
+    int id[SG_MAX_DEVICES];
+    int n; /* 0: none given (device 0) */
+} sg_devices_t;
+
+/** Parse a --device list: comma-separated indices 0 to 1023, each once, at most max of them; 0 or -1. */
+int sg_parse_devices(const char *s, int max, sg_devices_t *d);
+
+/** The devices of d, or device 0 alone when d is NULL or lists none. */
+const sg_devices_t *sg_devices_or_default(const sg_devices_t *d);
+
 /** Parse a byte count with an optional K, M or G suffix (powers of 1024); 0 or -1. */
 int sg_parse_size(const char *s, size_t *out);
 

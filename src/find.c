@@ -125,7 +125,8 @@ static const char *step_names[N_STEPS] = {"read", "parse", "chunk", "scan", "wri
 typedef struct {
     char **inputs;
     int n_inputs;
-    const char *output, *stats, *backend, *kernel, *device, *pam3, *pam5, *casoff;
+    const char *output, *stats, *backend, *kernel, *pam3, *pam5, *casoff;
+    sg_devices_t devices;
     int threads, skip_masked, quiet, verbose, strands, max_mm;
     sg_outfmt_t format;
     size_t chunk_size;
@@ -251,7 +252,12 @@ int main_find(int argc, char **argv)
             o.threads = (int)v;
             break;
         case 'b': o.backend = optarg; break;
-        case OPT_DEVICE: o.device = optarg; break;
+        case OPT_DEVICE:
+            if (sg_parse_devices(optarg, SG_MAX_DEVICES, &o.devices) < 0) {
+                ret = usage_error("invalid --device '%s' (GPU indices such as 0 or 0,1, each once)", optarg);
+                goto out;
+            }
+            break;
         case OPT_SKIP_MASKED: o.skip_masked = 1; break;
         case OPT_STATS: o.stats = optarg; break;
         case OPT_KERNEL: o.kernel = optarg; break;
@@ -316,7 +322,7 @@ int main_find(int argc, char **argv)
 
     find_ctx_t ctx = {.ms = &ms};
     sg_backend_opts_t bo = {.motifs = &ms, .skip_masked = o.skip_masked, .kernel = o.kernel,
-                            .n_threads = o.threads, .device = o.device,
+                            .n_threads = o.threads, .devices = &o.devices,
                             .input_bases = sg_input_bases(o.inputs, o.n_inputs)};
     int r = sg_backend_open(o.backend, &bo, &ctx.backend);
     if (r < 0) {

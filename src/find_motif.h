@@ -1,5 +1,6 @@
 /* The motif compiler: IUPAC DNA motifs to per-position base sets, one
- * pattern per strand searched, in the output order of DESIGN.md.
+ * pattern per strand searched, each with its rank in the output order (record,
+ * start, end, strand, motif).
  *
  * A motif is searched as a window: 5' PAM + motif + 3' PAM. PAM positions
  * must match exactly (text A/C/G/T in the letter's set) and are never
@@ -12,8 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Base sets: one bit per base. Text bases use the same code (0 for anything
- * that is not A/C/G/T), so a text base b matches a motif position m iff b & m. */
+#include "dna.h" /* sg_mask_complement */
+
+/* Base sets: one bit per base (dna.h's sg_mask_complement complements them).
+ * Text bases use the same code (0 for anything that is not A/C/G/T), so a
+ * text base b matches a motif position m iff b & m. */
 enum { SG_BASE_A = 1, SG_BASE_C = 2, SG_BASE_G = 4, SG_BASE_T = 8 };
 
 /* Longest motif accepted; chunks overlap by (longest motif - 1) bases. */
@@ -63,28 +67,6 @@ typedef struct {
 
 /** Base set of an IUPAC letter (either case), 0 if it is not one of ACGTRYSWKMBDHVN. */
 uint8_t sg_iupac_mask(int c);
-
-/** Complement of a base letter: A<->T, C<->G in either case; any other byte as it is. */
-static inline char sg_base_complement(char c)
-{
-    switch (c) {
-    case 'A': return 'T';
-    case 'C': return 'G';
-    case 'G': return 'C';
-    case 'T': return 'A';
-    case 'a': return 't';
-    case 'c': return 'g';
-    case 'g': return 'c';
-    case 't': return 'a';
-    default: return c;
-    }
-}
-
-/** Complement of a base set (A<->T, C<->G). */
-static inline uint8_t sg_mask_complement(uint8_t m)
-{
-    return (uint8_t)(((m & 1) << 3) | ((m & 8) >> 3) | ((m & 2) << 1) | ((m & 4) >> 1));
-}
 
 /**
  * The PAMs and the mismatch limit of the motifs added after this call.

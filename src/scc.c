@@ -1,13 +1,14 @@
 /* seqgpu scc: repeats from the strongly connected components of a de Bruijn
  * graph of reads (or of a GFA graph, or of a plain edge list).
  *
- * reads -> k-mer counts (all threads) -> coverage and threshold -> unitigs
- * of the kept k-mers -> SCCs -> repeats, reported once per reverse-complement
- * twin. */
+ * reads -> k-mer counts -> coverage and threshold -> unitigs of the kept
+ * k-mers (a graph builder) -> SCCs (an SCC solver) -> repeats, reported once
+ * per reverse-complement twin. The builder and the solver run on the
+ * backend that -b names, or that auto chooses for the size of their work
+ * (backend.h). */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <sys/stat.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,21 +17,12 @@
 #include "../formats/json.h"
 #include "../formats/outfile.h"
 #include "../formats/seqio.h"
-#ifdef SG_HAVE_CUDA
-#include "../cuda/kmer_cuda.h"
-#include "../cuda/scc_cuda.h"
-#endif
+#include "backend.h"
 #include "cli.h"
-#include "scc_graph.h"
-#include "input.h"
-#include "scc_kmers.h"
 #include "log.h"
+#include "scc_coverage.h"
 #include "scc_repeats.h"
 #include "version.h"
-
-/* counts of k-mers up to 65535 apart (the last bin holds the rest): room
- * for the repeats whose errors the coverage estimate must tell apart */
-#define HIST_BINS 65537
 
 static void usage(FILE *fp)
 {
@@ -52,12 +44,16 @@ static void usage(FILE *fp)
 "  -b, --backend STR    auto | cpu | cuda, for graph building and SCCs [auto: cuda\n"
 "                       for inputs of 1M+ graph vertices when a device is usable]\n"
 "      --device INT     CUDA device index                      [0]\n"
-"      --kw INT         cuda: threads per virtual warp (1, 2, 4, 8, 16, 32) [4]\n"
-"      --kv INT         cuda: vertices per virtual warp        [2]\n"
-"      --kt INT         cuda: second trim and coloring partition every kt rounds, 0 never [2]\n"
 "      --stats FILE     write a JSON run summary (histogram, coverage, graph sizes, stage times)\n"
 "  -q, --quiet          no progress or summary lines on stderr\n"
+"  -v, --verbose        also say which backend auto chose, and why\n"
 "  -h, --help           show this help and exit\n"
+"\n"
+"Advanced (cuda): the SCC pipeline's virtual warps and rounds. Over the\n"
+"settings tried on an H200 the SCC stage's time moved by under 20%%.\n"
+"      --kw INT         threads per virtual warp (1, 2, 4, 8, 16, 32)  [4]\n"
+"      --kv INT         vertices per virtual warp               [2]\n"
+"      --kt INT         second trim and coloring partition every kt rounds, 0 never [2]\n"
 "\n"
 "Input: reads (FASTA/FASTQ, plain, gzip or BGZF, - for stdin), or one GFA graph\n"
 "(S and L lines; depth from KC, km, DP or RC tags).\n"
@@ -76,256 +72,119 @@ static void usage(FILE *fp)
 }
 
 typedef struct {
-    sg_input_t in; /* first: the input steps take the context as theirs */
-    sg_kmers_t *kmers;
-#ifdef SG_HAVE_CUDA
-    sg_cuda_kmers_t *gpu; /* counting on the device instead */
-#endif
-} count_ctx_t;
-
-static int step_count(void *vctx, void *item, sg_emit_t *emit)
-{
-    (void)emit;
-    count_ctx_t *ctx = vctx;
-#ifdef SG_HAVE_CUDA
-    if (ctx->gpu) return sg_cuda_kmers_add(ctx->gpu, item) < 0 ? SG_ERR_DEVICE : 0;
-#endif
-    sg_kmers_add(ctx->kmers, item);
-    return 0;
-}
-
-typedef struct {
     char **inputs;
     int n_inputs;
-    const char *prefix, *edges, *write_graph, *stats, *backend, *device;
-    int k, threads, quiet, kw, kv, kt;
+    const char *prefix, *edges, *write_graph, *stats, *backend;
+    sg_devices_t devices;
+    int k, threads, quiet, verbose, kw, kv, kt;
     double min_copies;
     long min_count;
 } scc_opts_t;
 
 typedef struct {
-    double count, coverage, compact, scc, report;
-} stage_times_t;
-
-typedef struct {
-    const char *source;     /* reads, gfa or edges */
-    uint64_t distinct, total, kept;
-    uint64_t hist[HIST_BINS];
-    sg_coverage_t cov;
-    uint32_t threshold;
+    const char *source;          /* reads, gfa or edges */
+    sg_graph_builder_t *builder; /* what built the graph of reads */
+    sg_scc_solver_t *solver;     /* what found the SCCs (opened before the input is read) */
+    char graph_why[256], why[256]; /* auto: the choices for the graph of reads and for the SCCs, and why */
+    int device_failed;           /* under auto: one warning is enough, the rest runs on the cpu */
     uint32_t n_comp, n_nontrivial;
-    const char *scc_backend;   /* where the SCCs were found */
-    const char *graph_backend; /* where the reads' graph was built */
-    int cuda_failed;           /* the device failed under auto: do not try it again */
-#ifdef SG_HAVE_CUDA
-    char graph_cuda[1024];     /* its device figures, as JSON members */
-#endif
-    stage_times_t t;
-#ifdef SG_HAVE_CUDA
-    sg_scc_cuda_stats_t cuda;
-#endif
+    double scc_s, report_s;
 } scc_run_t;
 
-/* Graphs this large go to the GPU under -b auto: below it the CUDA context's
- * start-up (~0.3 s) costs more than Tarjan's whole run. */
-#define SCC_CUDA_MIN_VERTICES (1u << 20)
+/* Bytes of input per block. */
+#define READ_BLOCK (4 << 20)
 
-#ifdef SG_HAVE_CUDA
-/* Whether the SCCs will probably go to the GPU: -b cuda, or under auto an
- * input large enough for a graph of SCC_CUDA_MIN_VERTICES (an edge list of
- * 16 bytes a vertex; reads or GFA at 200 bytes; gzip at a quarter size). */
-static int likely_cuda(const scc_opts_t *o)
+/* The graph vertices to expect from the inputs' sizes, before any is read:
+ * one per 16 bytes of an edge list, per 200 bytes of reads or GFA, and gzip
+ * holds four times its size. */
+static double input_vertices(const scc_opts_t *o)
 {
-    if (!strcmp(o->backend, "cuda")) return 1;
-    if (strcmp(o->backend, "auto")) return 0;
-    uint64_t bytes = 0;
+    double bytes = 0;
     struct stat sb;
     for (int i = -1; i < o->n_inputs; i++) {
         const char *f = i < 0 ? o->edges : o->inputs[i];
         if (!f || stat(f, &sb) != 0) continue;
         size_t len = strlen(f);
-        bytes += (uint64_t)sb.st_size * (len > 3 && !strcmp(f + len - 3, ".gz") ? 4 : 1);
+        bytes += (double)sb.st_size * (len > 3 && !strcmp(f + len - 3, ".gz") ? 4 : 1);
     }
-    return bytes >= (uint64_t)SCC_CUDA_MIN_VERTICES * (o->edges ? 16 : 200);
-}
-#endif
-
-/* The threshold from the histogram: --min-count, or --min-copies x coverage
- * (beyond any count: no k-mer kept). */
-static void set_threshold(const scc_opts_t *o, scc_run_t *run)
-{
-    sg_coverage_estimate(run->hist, HIST_BINS, o->k, &run->cov);
-    double t = fmax(2.0, ceil(o->min_copies * run->cov.coverage - 1e-9));
-    run->threshold = o->min_count > 0 ? (uint32_t)o->min_count : t >= UINT32_MAX ? UINT32_MAX : (uint32_t)t;
-    if (!run->cov.clear && run->total && o->min_count <= 0)
-        sg_warn("no clear peak of single-copy k-mers in the k-mer count histogram (too little coverage?): coverage "
-                "taken as 1, so k-mers seen %u times or more are kept; set the threshold with -c, to about 3 times "
-                "the k-mer coverage (--stats FILE has the histogram)", run->threshold);
+    return bytes / (o->edges ? 16 : 200);
 }
 
-static void report_threshold(const scc_opts_t *o, const scc_run_t *run)
+/* The backend of work on a graph of so many vertices: -b, or auto's choice (its reason into why). */
+static const char *choose(const scc_opts_t *o, double vertices, char *why, size_t whysz)
 {
-    sg_info("%llu k-mers, %llu distinct; k-mer coverage %.1f (peak at %d, errors below %d); keeping k-mers seen >= %u "
-            "times%s: %llu",
-            (unsigned long long)run->total, (unsigned long long)run->distinct, run->cov.coverage, run->cov.peak,
-            run->cov.trough, run->threshold, o->min_count > 0 ? "" : " (--min-copies x coverage)",
-            (unsigned long long)run->kept);
+    if (strcmp(o->backend, "auto")) return o->backend;
+    sg_backend_estimate_t e;
+    sg_scc_plan(vertices, &e);
+    return sg_backend_auto(&e, why, whysz);
 }
 
-/* Bytes of input per block. */
-#define READ_BLOCK (4 << 20)
-
-/* Run the reads of rd (freed here) through the count step (ctx->kmers or ctx->gpu set). */
-static int count_reads(const scc_opts_t *o, count_ctx_t *ctx, scc_run_t *run, sg_reader_t *rd)
+static int open_solver(const scc_opts_t *o, const char *name, scc_run_t *run, char *err, size_t errsz)
 {
-    sg_input_init(&ctx->in, rd, o->k - 1);
-    const sg_step_t steps[] = {
-        {"read", sg_input_read, 1, 0},
-        {"parse", sg_input_parse, 0, 0},
-        {"chunk", sg_input_chunk, 1, 0},
-        {"count", step_count, 0, 0},
-    };
-    sg_pipeline_opts_t po = {.n_threads = o->threads, .max_items = 2 * o->threads + 4, .free_item = sg_input_free_chunk};
-    double t0 = sg_realtime();
-    int r = sg_pipeline_run(steps, 4, ctx, &po);
-    sg_input_free(&ctx->in);
-    run->t.count = sg_realtime() - t0;
-    return r;
+    const sg_scc_opts_t so = {.n_threads = o->threads, .devices = &o->devices, .kw = o->kw, .kv = o->kv, .kt = o->kt};
+    return sg_scc_solver_open(name, &so, &run->solver, err, errsz);
 }
 
-#ifdef SG_HAVE_CUDA
-/* The same on the device: counting (sort and run-length encoding), the
- * threshold and the unitigs (list ranking). SG_ERR_DEVICE when it cannot run;
- * *rd is NULL once the reads are read. */
-static int graph_from_reads_cuda(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g, sg_reader_t **rd, char *err,
-                                 size_t errsz)
+/* The graph of the reads of rd (freed here), by the de Bruijn graph builder
+ * on the backend name; under auto a device that fails hands the build to the
+ * cpu, which reads the input again. */
+static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *name, sg_reader_t *rd, sg_graph_t *g)
 {
-    long dev = 0;
-    if (o->device) sg_parse_int(o->device, 0, 1023, &dev);
-    sg_scc_cuda_warmup_join();
-    count_ctx_t ctx = {0};
-    int r = sg_cuda_kmers_new(o->k, (int)dev, &ctx.gpu, err, errsz);
-    if (r < 0) return r;
-    r = count_reads(o, &ctx, run, *rd);
-    *rd = NULL;
+    const sg_graph_opts_t go = {.k = o->k, .min_copies = o->min_copies, .min_count = o->min_count,
+                                .n_threads = o->threads, .devices = &o->devices};
+    char err[512] = "";
+    if (o->verbose && run->graph_why[0]) sg_info("graph: %s", run->graph_why);
+    int r = sg_graph_builder_open("dbg", name, &go, &run->builder, err, sizeof err);
     if (r == 0) {
-        double t0 = sg_realtime();
-        if ((r = sg_cuda_kmers_finish(ctx.gpu)) == 0) {
-            run->t.count += sg_realtime() - t0;
-            t0 = sg_realtime();
-            run->distinct = sg_cuda_kmers_distinct(ctx.gpu);
-            run->total = sg_cuda_kmers_total(ctx.gpu);
-            r = sg_cuda_kmers_histogram(ctx.gpu, run->hist, HIST_BINS);
-        }
-        if (r == 0) {
-            set_threshold(o, run);
-            r = sg_cuda_kmers_filter(ctx.gpu, run->threshold);
-            run->kept = sg_cuda_kmers_distinct(ctx.gpu);
-            run->t.coverage = sg_realtime() - t0;
-        }
-        if (r == 0) {
-            report_threshold(o, run);
-            t0 = sg_realtime();
-            r = sg_cuda_kmers_unitigs(ctx.gpu, g);
-            run->t.compact = sg_realtime() - t0;
-        }
+        r = run->builder->build(run->builder, rd, g);
+        rd = NULL;
+        if (r == SG_ERR_DEVICE) snprintf(err, sizeof err, "%s", run->builder->err);
     }
-    if (r < 0 && !*err) snprintf(err, errsz, "k-mer counting or compaction on the device failed (above)");
-    if (r == 0) {
-        FILE *fp = fmemopen(run->graph_cuda, sizeof run->graph_cuda - 1, "w");
-        if (fp) {
-            sg_cuda_kmers_stats(ctx.gpu, fp);
-            fclose(fp);
-        }
-    }
-    sg_cuda_kmers_free(ctx.gpu);
-    return r;
-}
-#endif
-
-/* Count the k-mers of the reads of rd (freed here), set the threshold, and
- * build the unitig graph: on the device when the backend asks for it (auto:
- * when the input is large), else on all CPU threads. */
-static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g, sg_reader_t *rd)
-{
-    run->graph_backend = "cpu";
-#ifdef SG_HAVE_CUDA
-    if (!strcmp(o->backend, "cuda") || (!strcmp(o->backend, "auto") && likely_cuda(o))) {
-        char err[512] = "";
-        int r = graph_from_reads_cuda(o, run, g, &rd, err, sizeof err);
-        if (r == 0) {
-            run->graph_backend = "cuda";
-            return 0;
-        }
-        if (r != SG_ERR_DEVICE || !strcmp(o->backend, "cuda")) {
-            if (r == SG_ERR_DEVICE) sg_error("cuda backend: %s", err);
-            sg_reader_free(rd);
-            return r;
-        }
-        for (int i = 0; !rd && i < o->n_inputs; i++)
-            if (!sg_input_rereadable(o->inputs[i])) {
-                sg_error("cuda backend: %s; '%s' cannot be read again on the cpu", err, o->inputs[i]);
-                return r;
-            }
-        if (!rd) rd = sg_reader_new(o->inputs, o->n_inputs, READ_BLOCK, o->threads);
-        sg_warn("cuda backend unusable for the graph (%s); building it on the cpu", err);
-        run->cuda_failed = 1; /* one warning is enough: the SCCs go to the cpu too */
-        memset(run->hist, 0, sizeof run->hist);
-    }
-#endif
-    count_ctx_t ctx = {0};
-    ctx.kmers = sg_kmers_new(o->k);
-    int r = count_reads(o, &ctx, run, rd);
-    if (r < 0) {
-        sg_kmers_free(ctx.kmers);
+    if (r != SG_ERR_DEVICE || strcmp(o->backend, "auto")) {
+        if (r == SG_ERR_DEVICE) sg_error("%s backend: %s", name, err);
+        sg_reader_free(rd);
         return r;
     }
-    double t0 = sg_realtime();
-    run->distinct = sg_kmers_distinct(ctx.kmers);
-    run->total = sg_kmers_total(ctx.kmers);
-    sg_kmers_histogram(ctx.kmers, run->hist, HIST_BINS);
-    set_threshold(o, run);
-    sg_kmers_filter(ctx.kmers, run->threshold);
-    run->kept = sg_kmers_distinct(ctx.kmers);
-    run->t.coverage = sg_realtime() - t0;
-    report_threshold(o, run);
-    t0 = sg_realtime();
-    sg_kmers_unitigs(ctx.kmers, o->threads, g);
-    run->t.compact = sg_realtime() - t0;
-    sg_kmers_free(ctx.kmers);
-    return 0;
-}
-
-typedef struct {
-    double mean, weight;
-} mean_t;
-
-static int cmp_mean(const void *a, const void *b)
-{
-    double x = ((const mean_t *)a)->mean, y = ((const mean_t *)b)->mean;
-    return (x > y) - (x < y);
-}
-
-/* Coverage of a GFA graph: the k-mer-weighted median of its segments' mean counts. */
-static double graph_coverage(const sg_graph_t *g)
-{
-    mean_t *m = sg_malloc((g->n + 1) * sizeof *m);
-    double total = 0, half = 0, cov = 1;
-    for (uint32_t i = 0; i < g->n; i++) {
-        m[i].mean = g->kmers[i] ? g->count_sum[i] / g->kmers[i] : 0;
-        m[i].weight = (double)g->kmers[i];
-        total += m[i].weight;
-    }
-    qsort(m, g->n, sizeof *m, cmp_mean);
-    for (uint32_t i = 0; i < g->n; i++) {
-        half += m[i].weight;
-        if (half >= total / 2) {
-            cov = m[i].mean > 0 ? m[i].mean : 1;
-            break;
+    for (int i = 0; !rd && i < o->n_inputs; i++)
+        if (!sg_input_rereadable(o->inputs[i])) {
+            sg_error("%s backend: %s; '%s' cannot be read again on the cpu", name, err, o->inputs[i]);
+            return r;
         }
+    if (!rd) rd = sg_reader_new(o->inputs, o->n_inputs, READ_BLOCK, o->threads);
+    sg_backend_fell_back(err, "building the graph on the cpu", run->graph_why, sizeof run->graph_why);
+    run->device_failed = 1;
+    if (run->builder) run->builder->free(run->builder);
+    sg_graph_free(g);
+    r = sg_graph_builder_open("dbg", "cpu", &go, &run->builder, err, sizeof err);
+    return r < 0 ? r : run->builder->build(run->builder, rd, g);
+}
+
+/* Components of every vertex, numbered in the order of their first vertex
+ * (the same numbers from either backend). */
+static int find_sccs(const scc_opts_t *o, scc_run_t *run, const sg_graph_t *g, uint32_t *comp)
+{
+    const char *name = "cpu";
+    if (run->device_failed) snprintf(run->why, sizeof run->why, "%s", run->graph_why);
+    else name = choose(o, g->n_vert, run->why, sizeof run->why);
+    if (o->verbose && run->why[0]) sg_info("SCCs: %s", run->why);
+    char err[512] = "";
+    int r = 0;
+    if (run->solver && strcmp(run->solver->name, name)) {
+        run->solver->free(run->solver);
+        run->solver = NULL;
     }
-    free(m);
-    return cov;
+    if (!run->solver) r = open_solver(o, name, run, err, sizeof err);
+    if (r == 0 && (r = run->solver->solve(run->solver, g, comp, &run->n_comp)) < 0)
+        snprintf(err, sizeof err, "%s", run->solver->err);
+    if (r == SG_ERR_DEVICE && !strcmp(o->backend, "auto")) {
+        sg_backend_fell_back(err, "finding SCCs on the cpu", run->why, sizeof run->why);
+        if (run->solver) run->solver->free(run->solver);
+        if ((r = open_solver(o, "cpu", run, err, sizeof err)) == 0) r = run->solver->solve(run->solver, g, comp, &run->n_comp);
+    } else if (r < 0) {
+        sg_error("%s backend: %s", name, err);
+    }
+    if (r == 0 && run->solver->summary[0]) sg_info("SCCs on %s", run->solver->summary);
+    return r;
 }
 
 static char *out_path(const char *prefix, const char *suffix)
@@ -344,91 +203,31 @@ static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, con
         fputs(i ? ", " : "", fp);
         sg_json_str(fp, o->inputs[i]);
     }
-    fprintf(fp, "],\n  \"source\": \"%s\",\n  \"backend\": \"%s\",\n  \"threads\": %d,\n", run->source, run->scc_backend,
-            o->threads);
-#ifdef SG_HAVE_CUDA
-    if (run->graph_backend && !strcmp(run->graph_backend, "cuda"))
-        fprintf(fp, "  \"graph_backend\": \"cuda\",\n  \"graph_cuda\": {%s},\n", run->graph_cuda);
-    if (!strcmp(run->scc_backend, "cuda")) {
-        fprintf(fp, "  \"scc_cuda\": {\"kw\": %d, \"kv\": %d, \"kt\": %d, ", o->kw, o->kv, o->kt);
-        sg_scc_cuda_stats_json(&run->cuda, fp);
-        fputs("},\n", fp);
+    fprintf(fp, "],\n  \"source\": \"%s\",\n  \"backend\": \"%s\",\n", run->source, run->solver->name);
+    if (run->why[0]) {
+        fputs("  \"backend_choice\": ", fp);
+        sg_json_str(fp, run->why);
+        fputs(",\n", fp);
     }
-#endif
-    if (!strcmp(run->source, "reads")) {
-        fprintf(fp, "  \"k\": %d,\n  \"kmers\": %llu,\n  \"distinct_kmers\": %llu,\n  \"coverage\": %.3f,\n"
-                    "  \"coverage_peak\": %d,\n  \"error_trough\": %d,\n  \"threshold\": %u,\n  \"kept_kmers\": %llu,\n",
-                o->k, (unsigned long long)run->total, (unsigned long long)run->distinct, run->cov.coverage,
-                run->cov.peak, run->cov.trough, run->threshold, (unsigned long long)run->kept);
-        int last = HIST_BINS - 1;
-        while (last > 1 && !run->hist[last]) last--;
-        fputs("  \"histogram\": [", fp); /* histogram[c]: distinct k-mers seen c times; the last bin holds the rest */
-        for (int c = 0; c <= last; c++) fprintf(fp, "%s%llu", c ? ", " : "", (unsigned long long)run->hist[c]);
-        fputs("],\n", fp);
+    if (run->builder && run->graph_why[0]) {
+        fputs("  \"graph_backend_choice\": ", fp);
+        sg_json_str(fp, run->graph_why);
+        fputs(",\n", fp);
+    }
+    fprintf(fp, "  \"threads\": %d,\n", o->threads);
+    if (run->builder) run->builder->stats(run->builder, fp);
+    if (run->solver->stats) {
+        fprintf(fp, "  \"scc_%s\": {", run->solver->name);
+        run->solver->stats(run->solver, fp);
+        fputs("},\n", fp);
     }
     fprintf(fp, "  \"nodes\": %u,\n  \"edges\": %llu,\n  \"components\": %u,\n  \"nontrivial_components\": %u,\n",
             g->n, (unsigned long long)(g->oriented ? g->n_edges / 2 : g->n_edges), run->n_comp, run->n_nontrivial);
     if (rp) fprintf(fp, "  \"repeats\": %u,\n", rp->n);
+    const double *b = run->builder ? run->builder->sec : (const double[3]){0};
     fprintf(fp, "  \"stage_seconds\": {\"count\": %.4f, \"coverage\": %.4f, \"compact\": %.4f, \"scc\": %.4f, "
                 "\"report\": %.4f},\n  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n",
-            run->t.count, run->t.coverage, run->t.compact, run->t.scc, run->t.report, wall, sg_cputime(), sg_peak_rss());
-}
-
-#ifdef SG_HAVE_CUDA
-static int scc_cuda(const scc_opts_t *o, const sg_graph_t *g, scc_run_t *run, uint32_t *comp, char *err, size_t errsz)
-{
-    uint32_t *weight = NULL;
-    if (g->oriented && g->kmers) { /* the first pivot's tie-break: the node's mean k-mer count */
-        weight = sg_malloc(((size_t)g->n_vert + 1) * sizeof *weight);
-        for (uint32_t i = 0; i < g->n; i++) {
-            double m = g->kmers[i] ? g->count_sum[i] / g->kmers[i] : 0;
-            weight[2 * i] = weight[2 * i + 1] = m > 4e9 ? 4000000000u : (uint32_t)m;
-        }
-    }
-    const sg_scc_cuda_opts_t co = {.device = o->device, .kw = o->kw, .kv = o->kv, .kt = o->kt, .threads = o->threads};
-    int r = sg_scc_cuda(g, weight, &co, comp, &run->cuda, err, errsz);
-    free(weight);
-    return r;
-}
-#endif
-
-/* Components of every vertex, numbered in the order of their first vertex
- * (the same numbers from either backend). */
-static int find_sccs(const scc_opts_t *o, const sg_graph_t *g, scc_run_t *run, uint32_t *comp)
-{
-    run->scc_backend = "cpu";
-    int want_cuda = !strcmp(o->backend, "cuda") ||
-                    (!strcmp(o->backend, "auto") && g->n_vert >= SCC_CUDA_MIN_VERTICES && !run->cuda_failed);
-    if (want_cuda) {
-        char err[512] = "this seqgpu was built without CUDA";
-        int r = SG_ERR_DEVICE;
-#ifdef SG_HAVE_CUDA
-        r = scc_cuda(o, g, run, comp, err, sizeof err);
-#endif
-        if (r == 0) {
-            run->scc_backend = "cuda";
-#ifdef SG_HAVE_CUDA
-            sg_info("SCCs on cuda (%s) in %.3f s: %llu of %u vertices in chains, contracted graph %llu vertices, "
-                    "%u rounds, %u colorings, %u search levels",
-                    run->cuda.device, run->cuda.total, (unsigned long long)run->cuda.chain_vertices, g->n_vert,
-                    (unsigned long long)run->cuda.vertices, run->cuda.rounds, run->cuda.colorings, run->cuda.bfs_levels);
-#endif
-        } else if (!strcmp(o->backend, "cuda")) {
-            sg_error("cuda backend: %s", err);
-            return r;
-        } else {
-            sg_warn("cuda backend unusable (%s); finding SCCs on the cpu", err);
-        }
-    }
-    if (strcmp(run->scc_backend, "cuda")) {
-        sg_scc_tarjan(g, comp);
-        run->n_comp = sg_scc_renumber(g->n_vert, comp);
-    }
-#ifdef SG_HAVE_CUDA
-    else
-        run->n_comp = run->cuda.components;
-#endif
-    return 0;
+            b[0], b[1], b[2], run->scc_s, run->report_s, wall, sg_cputime(), sg_peak_rss());
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -444,10 +243,10 @@ int main_scc(int argc, char **argv)
         {"edges", required_argument, NULL, OPT_EDGES},           {"write-graph", required_argument, NULL, OPT_WRITE_GRAPH},
         {"prefix", required_argument, NULL, 'p'},                {"threads", required_argument, NULL, 't'},
         {"backend", required_argument, NULL, 'b'},               {"stats", required_argument, NULL, OPT_STATS},
-        {"quiet", no_argument, NULL, 'q'},                       {"help", no_argument, NULL, 'h'},
-        {"device", required_argument, NULL, OPT_DEVICE},         {"kw", required_argument, NULL, OPT_KW},
-        {"kv", required_argument, NULL, OPT_KV},                 {"kt", required_argument, NULL, OPT_KT},
-        {NULL, 0, NULL, 0}};
+        {"quiet", no_argument, NULL, 'q'},                       {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},                        {"device", required_argument, NULL, OPT_DEVICE},
+        {"kw", required_argument, NULL, OPT_KW},                 {"kv", required_argument, NULL, OPT_KV},
+        {"kt", required_argument, NULL, OPT_KT},                 {NULL, 0, NULL, 0}};
     scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2};
     long v;
     int c;
@@ -455,7 +254,7 @@ int main_scc(int argc, char **argv)
     sg_log_init("seqgpu scc", 0);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":k:c:p:t:b:qh", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, ":k:c:p:t:b:qvh", lopts, NULL)) >= 0) {
         switch (c) {
         case 'k':
             if (sg_parse_int(optarg, SG_K_MIN, SG_K_MAX, &v) < 0 || v % 2 == 0)
@@ -486,8 +285,8 @@ int main_scc(int argc, char **argv)
             o.backend = optarg;
             break;
         case OPT_DEVICE:
-            if (sg_parse_int(optarg, 0, 1023, &v) < 0) return usage_error("invalid --device '%s' (one device index)", optarg);
-            o.device = optarg;
+            if (sg_parse_devices(optarg, 1, &o.devices) < 0)
+                return usage_error("invalid --device '%s' (one device index)", optarg);
             break;
         case OPT_KW:
             if (sg_parse_int(optarg, 1, 32, &v) < 0 || (v & (v - 1)))
@@ -504,6 +303,7 @@ int main_scc(int argc, char **argv)
             break;
         case OPT_STATS: o.stats = optarg; break;
         case 'q': o.quiet = 1; break;
+        case 'v': o.verbose = 1; break;
         case 'h': usage(stdout); return SG_EXIT_OK;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
@@ -544,14 +344,24 @@ int main_scc(int argc, char **argv)
         return sg_exit_code(r);
     }
 
-#ifdef SG_HAVE_CUDA
-    if (likely_cuda(&o)) sg_scc_cuda_warmup(o.device);
-#endif
     scc_run_t *run = sg_calloc(1, sizeof *run);
     sg_graph_t g = {0};
     sg_repeats_t rp = {0};
     uint32_t *comp = NULL, *node_comp = NULL;
     double coverage = 1;
+    /* the backend for the size of the input; a solver on a device starts it
+     * now, while the input is read */
+    char err[512] = "";
+    const char *name = choose(&o, input_vertices(&o), run->graph_why, sizeof run->graph_why);
+    if ((r = open_solver(&o, name, run, err, sizeof err)) == SG_ERR_DEVICE && !strcmp(o.backend, "auto")) {
+        sg_backend_fell_back(err, "using the cpu backend", run->graph_why, sizeof run->graph_why);
+        run->device_failed = 1;
+        name = "cpu";
+        r = open_solver(&o, name, run, err, sizeof err);
+    } else if (r < 0) {
+        sg_error("%s backend: %s", name, err);
+    }
+    if (r < 0) goto out;
     if (o.edges) {
         run->source = "edges";
         r = sg_edges_read(o.edges, &g);
@@ -565,7 +375,7 @@ int main_scc(int argc, char **argv)
                 sg_error("a GFA graph is read alone: give one input");
                 r = SG_ERR_INPUT;
             } else if ((r = sg_gfa_parse(rd, &g)) == 0) {
-                coverage = graph_coverage(&g);
+                coverage = sg_coverage_of_graph(&g);
             }
             sg_reader_free(rd);
         } else if (fmt < 0) {
@@ -573,7 +383,7 @@ int main_scc(int argc, char **argv)
             sg_reader_free(rd);
         } else {
             run->source = "reads";
-            if ((r = graph_from_reads(&o, run, &g, rd)) == 0) coverage = run->cov.coverage;
+            if ((r = graph_from_reads(&o, run, name, rd, &g)) == 0) coverage = run->builder->coverage;
         }
     }
     if (r < 0) goto out;
@@ -582,8 +392,8 @@ int main_scc(int argc, char **argv)
 
     double t0 = sg_realtime();
     comp = sg_malloc(((size_t)g.n_vert + 1) * sizeof *comp);
-    if ((r = find_sccs(&o, &g, run, comp)) < 0) goto out;
-    run->t.scc = sg_realtime() - t0;
+    if ((r = find_sccs(&o, run, &g, comp)) < 0) goto out;
+    run->scc_s = sg_realtime() - t0;
 
     t0 = sg_realtime();
     if (o.write_graph) sg_gfa_write(outs[OUT_GRAPH].fp, &g, NULL, NULL);
@@ -598,26 +408,11 @@ int main_scc(int argc, char **argv)
         sg_components_write(outs[OUT_COMP].fp, &g, rp.node_repeat);
         free(keep);
     } else {
-        /* plain graph: components with two or more nodes or a self-loop, numbered by their first node */
-        uint32_t *size = sg_calloc((size_t)run->n_comp + 1, sizeof *size), *num = sg_calloc((size_t)run->n_comp + 1, sizeof *num);
-        uint8_t *self = sg_calloc((size_t)run->n_comp + 1, 1);
-        for (uint32_t x = 0; x < g.n; x++) {
-            size[comp[x]]++;
-            for (uint64_t j = g.off[x]; j < g.off[x + 1]; j++) self[comp[x]] |= g.adj[j] == x;
-        }
-        node_comp = sg_calloc((size_t)g.n + 1, sizeof *node_comp);
-        for (uint32_t x = 0; x < g.n; x++) {
-            uint32_t cc = comp[x];
-            if (size[cc] < 2 && !self[cc]) continue;
-            if (!num[cc]) num[cc] = ++run->n_nontrivial;
-            node_comp[x] = num[cc];
-        }
-        free(size);
-        free(num);
-        free(self);
+        node_comp = sg_malloc(((size_t)g.n + 1) * sizeof *node_comp);
+        run->n_nontrivial = sg_components_plain(&g, comp, run->n_comp, node_comp);
         sg_components_write(outs[OUT_COMP].fp, &g, node_comp);
     }
-    run->t.report = sg_realtime() - t0;
+    run->report_s = sg_realtime() - t0;
     if (o.stats) write_stats(outs[OUT_STATS].fp, &o, run, &g, g.oriented ? &rp : NULL, sg_realtime() - t_start);
     if ((r = sg_outfiles_close(outs, N_OUT)) == 0) {
         if (g.oriented) {
@@ -634,14 +429,13 @@ int main_scc(int argc, char **argv)
     }
 out:
     if (r < 0) sg_outfiles_discard(outs, N_OUT);
-#ifdef SG_HAVE_CUDA
-    sg_scc_cuda_warmup_join();
-#endif
     for (int i = 0; i < 4; i++) free(paths[i]);
     free(comp);
     free(node_comp);
     sg_repeats_free(&rp);
     sg_graph_free(&g);
+    if (run->builder) run->builder->free(run->builder);
+    if (run->solver) run->solver->free(run->solver);
     free(run);
     return sg_exit_code(r);
 }

@@ -1,194 +1,632 @@
+/* The cpu k-mer table of seqgpu scc: a hash table in N_PART partitions,
+ * each under its own lock, filled by all threads; and the compaction of the
+ * kept k-mers' de Bruijn graph into unitigs. Compiled once per key width
+ * (SG_KMER_BITS 64: k <= 31; 128: k <= 63), each giving its constructor;
+ * sg_kmer_table_cpu (scc_backend.h) picks by k. */
 #include "scc_kmers.h"
+#include "dna.h"
 #include "log.h"
-#include "find_motif.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#if SG_KMER_BITS == 64
+typedef uint64_t kmer_t;
+#define kmer_hash sg_kmer64_hash
+#define kmer_rc sg_kmer64_rc
+#define kmer_canon sg_kmer64_canon
+#define kmer_next sg_kmer64_next
+#define kmer_prev sg_kmer64_prev
+#define TABLE_CTOR sg_kmer_table_cpu64
+#elif SG_KMER_BITS == 128
+typedef sg_kmer128_t kmer_t;
+#define kmer_hash sg_kmer128_hash
+#define kmer_rc sg_kmer128_rc
+#define kmer_canon sg_kmer128_canon
+#define kmer_next sg_kmer128_next
+#define kmer_prev sg_kmer128_prev
+#define TABLE_CTOR sg_kmer_table_cpu128
+#else
+#error "build with SG_KMER_BITS 64 or 128"
+#endif
+
 #define N_PART 256 /* lock partitions of the count table, by the top byte of the hash */
 
-struct sg_kmers {
-    int k;
-    int wide;      /* 128-bit words (k > 31) */
-    void *parts;   /* part_64 or part_128 [N_PART] */
-    uint64_t total;
-};
+typedef struct {
+    pthread_mutex_t mu;
+    kmer_t *key;
+    uint32_t *count; /* 0: empty slot */
+    uint64_t cap;    /* a power of two */
+    uint64_t size;
+} part_t;
 
-/* 2-bit code of a base (either case), -1 for anything else */
-static signed char base_code[256];
-static pthread_once_t code_once = PTHREAD_ONCE_INIT;
-static void init_codes(void)
+typedef struct {
+    int k, n_threads;
+    part_t *parts; /* N_PART */
+    uint64_t total;
+} table_t;
+
+static void part_init(part_t *p, uint64_t cap)
 {
-    memset(base_code, -1, sizeof base_code);
-    for (int i = 0; i < 4; i++) base_code[(unsigned char)"ACGT"[i]] = base_code[(unsigned char)"acgt"[i]] = (signed char)i;
+    p->cap = cap;
+    p->size = 0;
+    p->key = sg_malloc(cap * sizeof *p->key);
+    p->count = sg_calloc(cap, sizeof *p->count);
 }
 
-static inline uint64_t mix64(uint64_t x)
+/* Add n to x's count (inserting it), partition locked. */
+static inline void part_add(part_t *p, kmer_t x, uint64_t h, uint32_t n)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
+    uint64_t mask = p->cap - 1, i = h & mask;
+    while (p->count[i] && p->key[i] != x) i = (i + 1) & mask;
+    if (!p->count[i]) {
+        p->key[i] = x;
+        p->size++;
+    }
+    uint64_t c = (uint64_t)p->count[i] + n;
+    p->count[i] = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+}
+
+/* The partition again with cap slots, keeping the k-mers seen at least min times. */
+static void part_rebuild(part_t *p, uint64_t cap, uint32_t min)
+{
+    part_t q;
+    part_init(&q, cap);
+    for (uint64_t i = 0; i < p->cap; i++)
+        if (p->count[i] >= min) part_add(&q, p->key[i], kmer_hash(p->key[i]), p->count[i]);
+    free(p->key);
+    free(p->count);
+    p->key = q.key;
+    p->count = q.count;
+    p->cap = q.cap;
+    p->size = q.size;
+}
+
+/* Slot of x in its partition, or UINT64_MAX. */
+static inline uint64_t part_find(const part_t *p, kmer_t x, uint64_t h)
+{
+    uint64_t mask = p->cap - 1, i = h & mask;
+    while (p->count[i]) {
+        if (p->key[i] == x) return i;
+        i = (i + 1) & mask;
+    }
+    return UINT64_MAX;
+}
+
+static void new_parts(table_t *t)
+{
+    part_t *parts = sg_calloc(N_PART, sizeof *parts);
+    for (int i = 0; i < N_PART; i++) {
+        pthread_mutex_init(&parts[i].mu, NULL);
+        part_init(&parts[i], 1024);
+    }
+    t->parts = parts;
+}
+
+static void free_parts(table_t *t)
+{
+    part_t *parts = t->parts;
+    for (int i = 0; i < N_PART; i++) {
+        pthread_mutex_destroy(&parts[i].mu);
+        free(parts[i].key);
+        free(parts[i].count);
+    }
+    free(parts);
+}
+
+/* Per call: k-mers wait in a small buffer per partition, so that each lock
+ * is taken for a few hundred insertions. */
+#define FLUSH 256
+
+/* Insert a batch into partition p; each insertion is a cache miss in a large
+ * table, so the slot of the insertion PREFETCH ahead is fetched meanwhile. */
+#define PREFETCH 8
+static void flush(table_t *t, int p, const kmer_t *keys, int n)
+{
+    part_t *part = &t->parts[p];
+    uint64_t h[FLUSH];
+    for (int i = 0; i < n; i++) h[i] = kmer_hash(keys[i]);
+    pthread_mutex_lock(&part->mu);
+    if ((part->size + n) * 10 > part->cap * 7) {
+        uint64_t cap = part->cap;
+        while ((part->size + n) * 10 > cap * 7) cap *= 2;
+        part_rebuild(part, cap, 1);
+    }
+    const uint64_t mask = part->cap - 1;
+    for (int i = 0; i < n && i < PREFETCH; i++) {
+        __builtin_prefetch(&part->key[h[i] & mask], 1);
+        __builtin_prefetch(&part->count[h[i] & mask], 1);
+    }
+    for (int i = 0; i < n; i++) {
+        if (i + PREFETCH < n) {
+            __builtin_prefetch(&part->key[h[i + PREFETCH] & mask], 1);
+            __builtin_prefetch(&part->count[h[i + PREFETCH] & mask], 1);
+        }
+        part_add(part, keys[i], h[i], 1);
+    }
+    pthread_mutex_unlock(&part->mu);
+}
+#undef PREFETCH
+
+static void add_chunk(table_t *t, const sg_chunk_t *c)
+{
+    const int k = t->k;
+    kmer_t *buf = sg_malloc((size_t)N_PART * FLUSH * sizeof *buf);
+    int *fill = sg_calloc(N_PART, sizeof *fill);
+    const unsigned char *s = (const unsigned char *)c->seq;
+    const size_t n = c->len + c->ov;
+    kmer_t fwd = 0, rev = 0;
+    int run = 0;
+    uint64_t added = 0;
+    for (size_t i = 0; i < n; i++) {
+        int b = sg_dna_code(s[i]);
+        if (b < 0) {
+            run = 0;
+            continue;
+        }
+        fwd = kmer_next(fwd, b, k);
+        rev = kmer_prev(rev, 3 - b, k); /* the reverse complement, rolled the other way */
+        if (++run < k) continue;
+        size_t start = i + 1 - k;
+        if (start >= c->len) break;
+        kmer_t x = fwd < rev ? fwd : rev;
+        int p = (int)(kmer_hash(x) >> 56);
+        buf[p * FLUSH + fill[p]++] = x;
+        added++;
+        if (fill[p] == FLUSH) {
+            flush(t, p, buf + p * FLUSH, FLUSH);
+            fill[p] = 0;
+        }
+    }
+    for (int p = 0; p < N_PART; p++)
+        if (fill[p]) flush(t, p, buf + p * FLUSH, fill[p]);
+    __atomic_add_fetch(&t->total, added, __ATOMIC_RELAXED);
+    free(buf);
+    free(fill);
+}
+
+static uint64_t distinct(const table_t *t)
+{
+    uint64_t n = 0;
+    for (int p = 0; p < N_PART; p++) n += t->parts[p].size;
+    return n;
+}
+
+static void histogram(const table_t *t, uint64_t *hist, int n)
+{
+    memset(hist, 0, n * sizeof *hist);
+    for (int p = 0; p < N_PART; p++) {
+        const part_t *part = &t->parts[p];
+        for (uint64_t i = 0; i < part->cap; i++)
+            if (part->count[i]) hist[part->count[i] < (uint32_t)n - 1 ? part->count[i] : (uint32_t)n - 1]++;
+    }
+}
+
+static void filter(table_t *t, uint32_t min)
+{
+    for (int p = 0; p < N_PART; p++) {
+        part_t *part = &t->parts[p];
+        uint64_t keep = 0;
+        for (uint64_t i = 0; i < part->cap; i++) keep += part->count[i] >= min;
+        uint64_t cap = 16;
+        while (cap < 2 * keep) cap *= 2;
+        part_rebuild(part, cap, min);
+    }
+}
+
+/* ---- compaction into unitigs ---- */
+
+typedef struct {
+    const table_t *t;
+    int k;
+    uint64_t *base;    /* first global slot of each partition */
+    uint32_t *uid;     /* unitig of each kept k-mer (global slot) */
+    uint8_t *nb;       /* neighbours of each kept canonical k-mer c: bit b, c's successor with
+                        * base b is kept; bit 4 + b, its predecessor with base b is */
+    uint64_t n_kept;
+} dbg_t;
+
+#define NO_SLOT UINT64_MAX
+#define NO_UNITIG UINT32_MAX
+
+/* Count of the k-mer in a global slot (the partition found by binary search). */
+static inline uint32_t count_at(const dbg_t *d, uint64_t slot)
+{
+    int lo = 0, hi = N_PART - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (d->base[mid] <= slot) lo = mid;
+        else hi = mid - 1;
+    }
+    return d->t->parts[lo].count[slot - d->base[lo]];
+}
+
+/* Slot of an oriented k-mer, and whether it reads as the reverse complement
+ * of the canonical k-mer stored there. */
+static inline uint64_t find(const dbg_t *d, kmer_t s, int *rev)
+{
+    kmer_t r = kmer_rc(s, d->k);
+    *rev = r < s;
+    kmer_t x = *rev ? r : s;
+    uint64_t h = kmer_hash(x);
+    int p = (int)(h >> 56);
+    uint64_t i = part_find(&d->t->parts[p], x, h);
+    return i == UINT64_MAX ? NO_SLOT : d->base[p] + i;
+}
+
+static inline int rev4(int x) { return (x & 1) << 3 | (x & 2) << 1 | (x & 4) >> 1 | (x & 8) >> 3; }
+
+/* Bases b of the kept successors (pred 0) or predecessors (pred 1) of the
+ * oriented k-mer in slot at orientation rev, as bits: a successor of rc(c)
+ * with base b is the reverse complement of c's predecessor with base 3 - b. */
+static inline int next_bits(const dbg_t *d, uint64_t slot, int rev, int pred)
+{
+    int fwd = d->nb[slot] & 15, back = d->nb[slot] >> 4;
+    if (rev) return rev4(pred ? fwd : back);
+    return pred ? back : fwd;
+}
+
+/* The successor (pred 0) or predecessor (pred 1) of s with base b. */
+static inline kmer_t step(const dbg_t *d, kmer_t s, int b, int pred)
+{
+    return pred ? kmer_prev(s, b, d->k) : kmer_next(s, b, d->k);
+}
+
+/* The only kept neighbour of s (successor, or predecessor if pred), or 0 if
+ * it has none or several; its value, slot and orientation go to the out
+ * arguments. */
+static int only_next(const dbg_t *d, kmer_t s, uint64_t slot, int rev, int pred, kmer_t *out, uint64_t *out_slot,
+                         int *out_rev)
+{
+    int bits = next_bits(d, slot, rev, pred);
+    if (__builtin_popcount(bits) != 1) return 0;
+    *out = step(d, s, __builtin_ctz(bits), pred);
+    *out_slot = find(d, *out, out_rev);
+    return 1;
+}
+
+typedef struct {
+    dbg_t *d;
+    int first, stride;
+} nb_job_t;
+
+/* The neighbour bits of every kept k-mer: 8 lookups each, partitions shared
+ * out among threads. The 8 lookups land in random places of a table much
+ * larger than the caches, so all 8 are prefetched before any is probed. */
+static void *nb_worker(void *arg)
+{
+    nb_job_t *job = arg;
+    dbg_t *d = job->d;
+    const part_t *parts = d->t->parts;
+    for (int p = job->first; p < N_PART; p += job->stride) {
+        const part_t *part = &parts[p];
+        for (uint64_t i = 0; i < part->cap; i++) {
+            if (!part->count[i]) continue;
+            kmer_t c = part->key[i], x[8];
+            uint64_t h[8];
+            for (int j = 0; j < 8; j++) {
+                x[j] = kmer_canon(step(d, c, j & 3, j >> 2), d->k);
+                h[j] = kmer_hash(x[j]);
+                const part_t *q = &parts[h[j] >> 56];
+                __builtin_prefetch(&q->key[h[j] & (q->cap - 1)]);
+                __builtin_prefetch(&q->count[h[j] & (q->cap - 1)]);
+            }
+            uint8_t bits = 0;
+            for (int j = 0; j < 8; j++)
+                if (part_find(&parts[h[j] >> 56], x[j], h[j]) != UINT64_MAX) bits |= (uint8_t)(1 << j);
+            d->nb[d->base[p] + i] = bits;
+        }
+    }
+    return NULL;
+}
+
+/* A unitig as the walk found it (its sequence at off in the walk's buffer),
+ * and how its canonical form differs: reverse complemented (flip), then
+ * rotated by rot k-mers (cycles only). */
+typedef struct {
+    kmer_t first, last; /* as read along the walk */
+    kmer_t min;         /* smallest canonical k-mer ... */
+    uint64_t min_pos; /* ... its place along the walk */
+    uint64_t off, n_k, rot;
+    double sum;
+    int min_rev, cycle, flip;
+} walk_t;
+
+typedef struct {
+    kmer_t key; /* first k-mer of the canonical form */
+    uint32_t u;
+} ukey_t;
+
+static int cmp_ukey(const void *a, const void *b)
+{
+    kmer_t x = ((const ukey_t *)a)->key, y = ((const ukey_t *)b)->key;
+    return (x > y) - (x < y);
+}
+
+
+/* The k-mer spelt by k bases of A/C/G/T. */
+static inline kmer_t parse(const char *s, int k)
+{
+    kmer_t x = 0;
+    for (int j = 0; j < k; j++) x = (x << 2) | (kmer_t)sg_dna_code(s[j]);
     return x;
 }
 
-/* Reverse the order of the 2-bit groups of x. */
-static inline uint64_t rev2_64(uint64_t x)
+static void unitigs(table_t *t, int n_threads, sg_graph_t *g)
 {
-    x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
-    x = ((x >> 4) & 0x0f0f0f0f0f0f0f0full) | ((x & 0x0f0f0f0f0f0f0f0full) << 4);
-    return __builtin_bswap64(x);
-}
-
-#define KT uint64_t
-#define KT_WIDE 0
-#define FN(x) x##_64
-#include "scc_kmers_impl.h"
-#undef KT
-#undef KT_WIDE
-#undef FN
-
-#define KT unsigned __int128
-#define KT_WIDE 1
-#define FN(x) x##_128
-#include "scc_kmers_impl.h"
-#undef KT
-#undef KT_WIDE
-#undef FN
-
-sg_kmers_t *sg_kmers_new(int k)
-{
-    pthread_once(&code_once, init_codes);
-    sg_kmers_t *t = sg_calloc(1, sizeof *t);
-    t->k = k;
-    t->wide = k > 31;
-    if (t->wide) new_parts_128(t);
-    else new_parts_64(t);
-    return t;
-}
-
-void sg_kmers_free(sg_kmers_t *t)
-{
-    if (!t) return;
-    if (t->wide) free_parts_128(t);
-    else free_parts_64(t);
-    free(t);
-}
-
-void sg_kmers_add(sg_kmers_t *t, const sg_chunk_t *c)
-{
-    if (t->wide) add_chunk_128(t, c);
-    else add_chunk_64(t, c);
-}
-
-uint64_t sg_kmers_distinct(const sg_kmers_t *t) { return t->wide ? distinct_128(t) : distinct_64(t); }
-uint64_t sg_kmers_total(const sg_kmers_t *t) { return t->total; }
-
-void sg_kmers_histogram(const sg_kmers_t *t, uint64_t *hist, int n)
-{
-    if (t->wide) histogram_128(t, hist, n);
-    else histogram_64(t, hist, n);
-}
-
-void sg_kmers_filter(sg_kmers_t *t, uint32_t min)
-{
-    if (t->wide) filter_128(t, min);
-    else filter_64(t, min);
-}
-
-void sg_kmers_unitigs(sg_kmers_t *t, int n_threads, sg_graph_t *g)
-{
-    if (t->wide) unitigs_128(t, n_threads, g);
-    else unitigs_64(t, n_threads, g);
-}
-
-/* Occurrences of k-mers seen within a factor SPAN of c: a peak of N
- * k-mers at coverage c holds about N c of them, on a log scale, so that
- * peaks a thousand fold apart compare (where bins of distinct k-mers would
- * put the errors of a repeat's copies above the single-copy peak, which
- * spreads over hundreds of bins at high depth). */
-#define SPAN 1.25
-
-/* Mean of a Poisson(lambda) variable given lo <= x <= hi (the terms scaled
- * by the largest, which may be far below what a double holds). */
-static double truncated_mean(double lambda, int lo, int hi)
-{
-    double top = -HUGE_VAL, w = 0, sum = 0;
-    for (int c = lo; c <= hi; c++) top = fmax(top, c * log(lambda) - lgamma(c + 1.0));
-    for (int c = lo; c <= hi; c++) {
-        double p = exp(c * log(lambda) - lgamma(c + 1.0) - top);
-        w += p;
-        sum += p * c;
+    dbg_t d = {.t = t, .k = t->k};
+    d.base = sg_malloc((N_PART + 1) * sizeof *d.base);
+    uint64_t slots = 0;
+    for (int p = 0; p < N_PART; p++) {
+        d.base[p] = slots;
+        slots += t->parts[p].cap;
+        d.n_kept += t->parts[p].size;
     }
-    return sum / w;
-}
+    d.base[N_PART] = slots;
+    d.uid = sg_malloc((slots + 1) * sizeof *d.uid);
+    for (uint64_t i = 0; i < slots; i++) d.uid[i] = NO_UNITIG;
+    d.nb = sg_calloc(slots + 1, 1);
+    if (n_threads < 1) n_threads = 1;
+    pthread_t *tid = sg_malloc(n_threads * sizeof *tid);
+    nb_job_t *jobs = sg_malloc(n_threads * sizeof *jobs);
+    uint8_t *running = sg_calloc(n_threads, 1);
+    for (int i = 0; i < n_threads; i++) {
+        jobs[i] = (nb_job_t){&d, i, n_threads};
+        if (i) running[i] = pthread_create(&tid[i], NULL, nb_worker, &jobs[i]) == 0;
+    }
+    nb_worker(&jobs[0]);
+    for (int i = 1; i < n_threads; i++) { /* a thread that did not start: its share here */
+        if (running[i]) pthread_join(tid[i], NULL);
+        else nb_worker(&jobs[i]);
+    }
+    free(running);
+    free(tid);
+    free(jobs);
 
-void sg_coverage_estimate(const uint64_t *hist, int n, int k, sg_coverage_t *cov)
-{
-    *cov = (sg_coverage_t){.coverage = 1, .peak = 1};
-    int top = n - 2; /* the last bin holds counts beyond the histogram */
-    if (top < 2) return;
-    double *pre = sg_calloc((size_t)top + 2, sizeof *pre), *w = sg_calloc((size_t)top + 2, sizeof *w);
-    for (int c = 1; c <= top; c++) pre[c] = pre[c - 1] + (double)c * hist[c];
-    for (int c = 1; c <= top; c++) {
-        int lo = (int)ceil(c / SPAN), hi = (int)floor(c * SPAN);
-        w[c] = pre[hi < top ? hi : top] - pre[lo - 1];
+    /* each unitig as the walk finds it: where its sequence is, its first and
+     * last k-mers as they read along it, and for a cycle, where its smallest
+     * canonical k-mer is and which way it reads there */
+    uint64_t m_unitig = 1024, n_unitig = 0, m_seq = 1 << 16;
+    walk_t *w = sg_malloc(m_unitig * sizeof *w);
+    char *seq = sg_malloc(m_seq);
+    uint64_t at = 0;
+    const int k = d.k;
+
+    for (int p = 0; p < N_PART; p++) {
+        const part_t *part = &t->parts[p];
+        for (uint64_t i = 0; i < part->cap; i++) {
+            if (!part->count[i] || d.uid[d.base[p] + i] != NO_UNITIG) continue;
+            const kmer_t s = part->key[i];
+            const uint64_t s_slot = d.base[p] + i;
+            /* back to where the unitig through s starts: while the one predecessor
+             * has only this k-mer as successor. A k-mer next to its own reverse
+             * complement (a hairpin) ends a unitig whichever way it is reached,
+             * so that unitigs do not depend on where a walk starts. */
+            kmer_t cur = s, prev, next;
+            uint64_t cur_slot = s_slot, prev_slot, next_slot;
+            int cur_rev = 0, prev_rev, next_rev;
+            for (uint64_t steps = 0; steps < d.n_kept; steps++) {
+                if (!only_next(&d, cur, cur_slot, cur_rev, 1, &prev, &prev_slot, &prev_rev)) break;
+                if (__builtin_popcount(next_bits(&d, prev_slot, prev_rev, 0)) != 1) break;
+                if (prev_slot == cur_slot) break; /* a hairpin */
+                if (prev_slot == s_slot) break;   /* a cycle: start at s */
+                if (d.uid[prev_slot] != NO_UNITIG) break;
+                cur = prev, cur_slot = prev_slot, cur_rev = prev_rev;
+            }
+            /* then forward, k-mer by k-mer */
+            if (n_unitig == m_unitig) {
+                m_unitig *= 2;
+                w = sg_realloc(w, m_unitig * sizeof *w);
+            }
+            const uint32_t u = (uint32_t)n_unitig++;
+            walk_t *wu = &w[u];
+            *wu = (walk_t){.first = cur, .off = at};
+            const uint64_t first_slot = cur_slot;
+            for (;;) {
+                d.uid[cur_slot] = u;
+                wu->sum += count_at(&d, cur_slot);
+                if (at + k + 1 > m_seq) {
+                    m_seq = 2 * (at + k + 1);
+                    seq = sg_realloc(seq, m_seq);
+                }
+                if (wu->n_k == 0)
+                    for (int j = 0; j < k; j++) seq[at++] = sg_dna_letter((int)(cur >> (2 * (k - 1 - j))));
+                else
+                    seq[at++] = sg_dna_letter((int)cur);
+                kmer_t c = cur_rev ? kmer_rc(cur, k) : cur;
+                if (wu->n_k == 0 || c < wu->min) {
+                    wu->min = c;
+                    wu->min_pos = wu->n_k;
+                    wu->min_rev = cur_rev;
+                }
+                wu->n_k++;
+                wu->last = cur;
+                if (!only_next(&d, cur, cur_slot, cur_rev, 0, &next, &next_slot, &next_rev)) break;
+                if (__builtin_popcount(next_bits(&d, next_slot, next_rev, 1)) != 1) break;
+                if (next_slot == cur_slot) break; /* a hairpin */
+                if (d.uid[next_slot] != NO_UNITIG) { /* back at the start: a branch-free cycle */
+                    wu->cycle = next_slot == first_slot;
+                    break;
+                }
+                cur = next, cur_slot = next_slot, cur_rev = next_rev;
+            }
+        }
     }
-    /* the error k-mers: their occurrences fall off from count 1 to the
-     * first minimum (a rise there that is noise is no peak: see below) */
-    int t = 1;
-    while (t < top && hist[t] && (t + 1.0) * hist[t + 1] <= (double)t * hist[t]) t++;
-    /* peaks: the most occurrences within a factor 1.5 either way */
-    int *peak = sg_malloc(((size_t)top + 1) * sizeof *peak), n_peak = 0;
-    for (int c = t + 1; c <= top; c++) {
-        if (w[c] <= 0) continue;
-        int lo = (int)ceil(c / 1.5), hi = (int)floor(c * 1.5), best = 1;
-        for (int d = lo > t + 1 ? lo : t + 1; d <= hi && d <= top && best; d++)
-            if (w[d] > w[c] || (w[d] == w[c] && d < c)) best = 0;
-        if (best) peak[n_peak++] = c;
+
+    /* The canonical form, so that any builder (the GPU's too) gives the same
+     * graph byte for byte: a path reads from whichever end makes its first
+     * k-mer the smaller, a cycle starts at its smallest canonical k-mer, read
+     * forward; unitigs are numbered in the order of those first k-mers (each
+     * k-mer lies in one unitig, so no two are equal). */
+    ukey_t *order = sg_malloc((n_unitig + 1) * sizeof *order);
+    uint64_t longest = 0;
+    for (uint64_t u = 0; u < n_unitig; u++) {
+        walk_t *wu = &w[u];
+        if (wu->cycle) {
+            wu->flip = wu->min_rev;
+            wu->rot = wu->min_rev ? wu->n_k - 1 - wu->min_pos : wu->min_pos;
+            order[u].key = wu->min;
+        } else {
+            kmer_t r = kmer_rc(wu->last, k);
+            wu->flip = r < wu->first;
+            order[u].key = wu->flip ? r : wu->first;
+        }
+        order[u].u = (uint32_t)u;
+        if (wu->n_k > longest) longest = wu->n_k;
     }
-    /* a peak the errors of a higher one explain is no sequence of its own:
-     * the copies of a repeat seen at count C with one sequencing error (of
-     * rate e, at most 1%) make k-mers at C e / 3, holding k e (1-e)^(k-1) of
-     * its occurrences; the k-mers beyond the histogram (at least top times
-     * each) are such a repeat at the rate that fits best */
-    double top_w = 0, beyond = (double)hist[n - 1] * top;
-    for (int i = 0; i < n_peak; i++) {
-        double errors = 0, e;
-        for (int j = i + 1; j < n_peak; j++)
-            if ((e = 3.0 * peak[i] / peak[j]) <= 0.01) errors += k * e * pow(1 - e, k - 1) * w[peak[j]];
-        if ((e = fmin(0.01, 3.0 * peak[i] / top)) > 0.001) errors += k * e * pow(1 - e, k - 1) * beyond;
-        if (errors >= 0.4 * w[peak[i]]) peak[i] = 0;
-        else if (w[peak[i]] > top_w) top_w = w[peak[i]];
+    qsort(order, n_unitig, sizeof *order, cmp_ukey);
+
+    uint64_t *seq_off = sg_malloc((n_unitig + 1) * sizeof *seq_off);
+    uint64_t *kmers = sg_malloc((n_unitig + 1) * sizeof *kmers);
+    double *count_sum = sg_malloc((n_unitig + 1) * sizeof *count_sum);
+    kmer_t *first = sg_malloc((n_unitig + 1) * sizeof *first), *last = sg_malloc((n_unitig + 1) * sizeof *last);
+    uint32_t *new_id = sg_malloc((n_unitig + 1) * sizeof *new_id);
+    char *out = sg_malloc(at + 1), *flipped = sg_malloc(longest + k);
+    seq_off[0] = 0;
+    for (uint64_t i = 0; i < n_unitig; i++) {
+        const walk_t *wu = &w[order[i].u];
+        const uint64_t len = wu->n_k + k - 1;
+        const char *s = seq + wu->off;
+        char *o = out + seq_off[i];
+        if (wu->flip) {
+            for (uint64_t j = 0; j < len; j++) flipped[j] = sg_base_complement(s[len - 1 - j]);
+            s = flipped;
+        }
+        /* a cycle's sequence repeats its first k - 1 bases at the end:
+         * s[j] == s[j mod n_k], so the rotation is two copies */
+        memcpy(o, s + wu->rot, len - wu->rot);
+        memcpy(o + len - wu->rot, s + k - 1, wu->rot);
+        seq_off[i + 1] = seq_off[i] + len;
+        kmers[i] = wu->n_k;
+        count_sum[i] = wu->sum;
+        first[i] = order[i].key;
+        last[i] = parse(o + len - k, k);
+        new_id[order[i].u] = (uint32_t)i;
     }
-    /* single-copy sequence: the lowest peak, clearly above the errors (the
-     * occurrences at the trough and a little below), the others being its
-     * repeats (which may hold most of the genome) */
-    double errors_w = pre[t] - pre[(int)ceil(t / SPAN) - 1];
-    int c0 = 0;
-    for (int i = 0; i < n_peak && !c0; i++)
-        if (peak[i] && w[peak[i]] >= 0.01 * top_w && w[peak[i]] >= 2 * errors_w) c0 = peak[i];
-    free(peak);
-    free(pre);
+    free(seq);
+    free(flipped);
+    free(order);
     free(w);
-    if (!c0) return;
-    /* the Poisson mean that gives the mean count of the k-mers around the
-     * peak, when those cut off on either side (errors, repeats) are missing */
-    int lo = t + 1 > c0 / 2 ? t + 1 : c0 / 2, hi = (int)(c0 * 1.5) + 2;
-    if (hi > top) hi = top;
-    double nk = 0, sum = 0;
-    for (int c = lo; c <= hi; c++) nk += hist[c], sum += (double)hist[c] * c;
-    double mean = sum / nk, a = 0.01, b = 2.0 * hi;
-    for (int it = 0; it < 60; it++) {
-        double mid = (a + b) / 2;
-        if (truncated_mean(mid, lo, hi) < mean) a = mid;
-        else b = mid;
+    seq = out;
+
+    /* links between unitig ends: from u+ (its last k-mer) and u- (the reverse
+     * complement of its first) to whichever unitig end each successor is */
+    uint64_t m_edge = 4 * n_unitig + 16, n_edge = 0;
+    sg_edge_t *e = sg_malloc(m_edge * sizeof *e);
+    for (uint32_t u = 0; u < n_unitig; u++) {
+        for (int dir = 0; dir < 2; dir++) {
+            kmer_t end = dir ? kmer_rc(first[u], k) : last[u];
+            int end_rev;
+            uint64_t end_slot = find(&d, end, &end_rev);
+            int bits = next_bits(&d, end_slot, end_rev, 0);
+            for (int b = 0; b < 4; b++) {
+                if (!(bits >> b & 1)) continue;
+                kmer_t x = step(&d, end, b, 0);
+                int x_rev;
+                uint64_t sl = find(&d, x, &x_rev);
+                uint32_t v = new_id[d.uid[sl]];
+                int vdir;
+                if (x == first[v]) vdir = 0;
+                else if (x == kmer_rc(last[v], k)) vdir = 1;
+                else continue; /* cannot happen: compaction ends unitigs at every branch */
+                if (n_edge == m_edge) {
+                    m_edge *= 2;
+                    e = sg_realloc(e, m_edge * sizeof *e);
+                }
+                e[n_edge++] = (sg_edge_t){sg_vert(u, dir), sg_vert(v, vdir), (uint32_t)(k - 1)};
+            }
+        }
     }
-    cov->coverage = (a + b) / 2;
-    cov->trough = t;
-    cov->peak = c0;
-    cov->clear = 1;
+    memset(g, 0, sizeof *g);
+    g->oriented = 1;
+    g->k = k;
+    g->n = (uint32_t)n_unitig;
+    g->n_vert = 2 * g->n;
+    g->seq = seq;
+    g->seq_off = seq_off;
+    g->kmers = kmers;
+    g->count_sum = count_sum;
+    sg_graph_set_edges(g, e, n_edge);
+    free(e);
+    free(first);
+    free(last);
+    free(new_id);
+    free(d.base);
+    free(d.uid);
+    free(d.nb);
 }
+
+
+/* ---- the table as an sg_kmer_table_t ---- */
+
+static int kt_add(sg_kmer_table_t *kt, const sg_chunk_t *c)
+{
+    add_chunk(kt->priv, c);
+    return 0;
+}
+
+static int kt_finish(sg_kmer_table_t *kt)
+{
+    (void)kt; /* counted as added */
+    return 0;
+}
+
+static uint64_t kt_distinct(const sg_kmer_table_t *kt) { return distinct(kt->priv); }
+
+static uint64_t kt_total(const sg_kmer_table_t *kt) { return ((const table_t *)kt->priv)->total; }
+
+static int kt_histogram(sg_kmer_table_t *kt, uint64_t *hist, int n)
+{
+    histogram(kt->priv, hist, n);
+    return 0;
+}
+
+static int kt_filter(sg_kmer_table_t *kt, uint32_t min)
+{
+    filter(kt->priv, min);
+    return 0;
+}
+
+static int kt_unitigs(sg_kmer_table_t *kt, sg_graph_t *g)
+{
+    table_t *t = kt->priv;
+    unitigs(t, t->n_threads, g);
+    return 0;
+}
+
+static void kt_free(sg_kmer_table_t *kt)
+{
+    free_parts(kt->priv);
+    free(kt->priv);
+    free(kt);
+}
+
+int TABLE_CTOR(const sg_kmer_opts_t *o, sg_kmer_table_t **out)
+{
+    table_t *t = sg_calloc(1, sizeof *t);
+    t->k = o->k;
+    t->n_threads = o->n_threads > 0 ? o->n_threads : 1;
+    new_parts(t);
+    sg_kmer_table_t *kt = sg_calloc(1, sizeof *kt);
+    kt->name = "cpu";
+    kt->add = kt_add;
+    kt->finish = kt_finish;
+    kt->distinct = kt_distinct;
+    kt->total = kt_total;
+    kt->histogram = kt_histogram;
+    kt->filter = kt_filter;
+    kt->unitigs = kt_unitigs;
+    kt->free = kt_free;
+    kt->priv = t;
+    *out = kt;
+    return 0;
+}
+
+#if SG_KMER_BITS == 64
+int sg_kmer_table_cpu(const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err, size_t errsz)
+{
+    (void)err, (void)errsz; /* it cannot fail */
+    return o->k > 31 ? sg_kmer_table_cpu128(o, out) : sg_kmer_table_cpu64(o, out);
+}
+#endif

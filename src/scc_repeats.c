@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "scc_repeats.h"
+#include "dna.h"
 #include "log.h"
 
 #include <ctype.h>
@@ -31,16 +32,9 @@ uint64_t sg_least_rotation(const char *s, uint64_t n)
     return k % n;
 }
 
-static char comp_base(char c)
-{
-    switch (c) {
-    case 'A': return 'T';
-    case 'C': return 'G';
-    case 'G': return 'C';
-    case 'T': return 'A';
-    default: return 'N';
-    }
-}
+/* A unit's complement: a base that is not A/C/G/T (a GFA segment's N or
+ * IUPAC letter) becomes N. */
+static char comp_base(char c) { return sg_dna_code(c) < 0 ? 'N' : sg_base_complement(c); }
 
 static char *rotate(const char *s, uint64_t n, uint64_t at)
 {
@@ -319,4 +313,26 @@ void sg_components_write(FILE *fp, const sg_graph_t *g, const uint32_t *node_com
     fputs("node\tcomponent\n", fp);
     for (uint32_t i = 0; i < g->n; i++)
         if (node_comp[i]) fprintf(fp, "%s\t%s%u\n", sg_graph_name(g, i, nb, sizeof nb), prefix, node_comp[i]);
+}
+
+uint32_t sg_components_plain(const sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, uint32_t *node_comp)
+{
+    uint32_t *size = sg_calloc((size_t)n_comp + 1, sizeof *size), *num = sg_calloc((size_t)n_comp + 1, sizeof *num);
+    uint8_t *self = sg_calloc((size_t)n_comp + 1, 1);
+    uint32_t n = 0;
+    for (uint32_t x = 0; x < g->n; x++) {
+        size[comp[x]]++;
+        for (uint64_t j = g->off[x]; j < g->off[x + 1]; j++) self[comp[x]] |= g->adj[j] == x;
+    }
+    for (uint32_t x = 0; x < g->n; x++) {
+        uint32_t cc = comp[x];
+        node_comp[x] = 0;
+        if (size[cc] < 2 && !self[cc]) continue;
+        if (!num[cc]) num[cc] = ++n;
+        node_comp[x] = num[cc];
+    }
+    free(size);
+    free(num);
+    free(self);
+    return n;
 }

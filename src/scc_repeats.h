@@ -42,6 +42,15 @@ char *sg_canonical_unit(const char *s, uint64_t n);
 /* The report files (write errors are the caller's to check: sg_outfiles_close()). */
 void sg_repeats_write_tsv(FILE *fp, const sg_repeats_t *r);
 void sg_repeats_write_units(FILE *fp, const sg_repeats_t *r);
+/**
+ * The components of a plain graph (--edges) worth reporting, those of two or
+ * more nodes or with a self-loop: node_comp[node] numbers them 1.. in the
+ * order of their first node, 0 for the nodes of the others.
+ * @param comp  each node's component, n_comp of them (an SCC solver's)
+ * @return how many there are
+ */
+uint32_t sg_components_plain(const sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, uint32_t *node_comp);
+
 /** node, component: every node of a non-trivial component (for plain graphs, comp numbering) */
 void sg_components_write(FILE *fp, const sg_graph_t *g, const uint32_t *node_comp);
 

@@ -11,7 +11,7 @@
 
 #include "../src/chunk.h"
 #include "../src/scc_graph.h"
-#include "../src/find_motif.h"
+#include "../src/dna.h"
 #include "unit.h"
 
 typedef struct {

@@ -5,7 +5,8 @@
 
 #include "../formats/seqio.h"
 #include "../src/scc_graph.h"
-#include "../src/scc_kmers.h"
+#include "../src/scc_backend.h"
+#include "../src/scc_coverage.h"
 #include "../src/scc_repeats.h"
 #include "unit.h"
 
@@ -140,22 +141,27 @@ static void brute_kmers(const char *seq, int k, strs_t *out)
 }
 
 typedef struct {
-    sg_kmers_t *t;
+    sg_kmer_table_t *t;
 } add_ctx_t;
 
 static void add_chunk(void *arg, sg_chunk_t *c)
 {
-    sg_kmers_add(((add_ctx_t *)arg)->t, c);
+    sg_kmer_table_t *t = ((add_ctx_t *)arg)->t;
+    CHECK(t->add(t, c) == 0, "add");
     sg_chunk_free(c);
 }
 
-static sg_kmers_t *count_file(const char *path, int k, size_t block)
+/* The cpu k-mer table of a file's k-mers, with n_threads for the unitigs. */
+static sg_kmer_table_t *count_file(const char *path, int k, size_t block, int n_threads)
 {
     char *paths[] = {(char *)path};
     sg_reader_t *rd = sg_reader_new(paths, 1, block, 1);
     sg_chunker_t ck;
     sg_chunker_init(&ck, k - 1);
-    add_ctx_t a = {sg_kmers_new(k)};
+    add_ctx_t a;
+    char err[256];
+    const sg_kmer_opts_t ko = {.k = k, .n_threads = n_threads};
+    CHECK(sg_kmer_table_cpu(&ko, &a.t, err, sizeof err) == 0, "%s", err);
     sg_chunk_t *c;
     while (sg_reader_next(rd, &c) > 0) {
         if (sg_parse_block(c) < 0) {
@@ -208,14 +214,14 @@ static void test_kmer_counts(void)
             i = j;
         }
         for (size_t block = 7; block < 5000; block = block * 3 + 1) {
-            sg_kmers_t *t = count_file(path, k, block);
+            sg_kmer_table_t *t = count_file(path, k, block, 1);
             uint64_t got[64];
-            sg_kmers_histogram(t, got, 64);
-            CHECK(sg_kmers_total(t) == want.n && sg_kmers_distinct(t) == distinct && !memcmp(got, hist, sizeof got),
+            CHECK(t->histogram(t, got, 64) == 0, "histogram");
+            CHECK(t->total(t) == want.n && t->distinct(t) == distinct && !memcmp(got, hist, sizeof got),
                   "k=%d block %zu: %llu k-mers (%llu distinct), want %zu (%llu)", k, block,
-                  (unsigned long long)sg_kmers_total(t), (unsigned long long)sg_kmers_distinct(t), want.n,
+                  (unsigned long long)t->total(t), (unsigned long long)t->distinct(t), want.n,
                   (unsigned long long)distinct);
-            sg_kmers_free(t);
+            t->free(t);
         }
         for (size_t i = 0; i < want.n; i++) free(want.k[i]);
         free(want.k);
@@ -238,12 +244,12 @@ static void test_unitigs(void)
         FILE *fp = fopen(path, "w");
         fprintf(fp, ">a\n%s\n", s);
         fclose(fp);
-        sg_kmers_t *t = count_file(path, k, 1000);
+        sg_kmer_table_t *t = count_file(path, k, 1000, 1 + round % 3);
         uint32_t min = 1 + unit_below(3);
-        sg_kmers_filter(t, min);
-        uint64_t kept = sg_kmers_distinct(t);
+        CHECK(t->filter(t, min) == 0, "filter");
+        uint64_t kept = t->distinct(t);
         sg_graph_t g;
-        sg_kmers_unitigs(t, 1 + round % 3, &g);
+        CHECK(t->unitigs(t, &g) == 0, "unitigs");
         /* the unitigs' k-mers, canonical, against the kept set */
         strs_t in_unitigs = {0};
         int links_ok = 1;
@@ -281,7 +287,7 @@ static void test_unitigs(void)
         for (size_t i = 0; i < in_unitigs.n; i++) free(in_unitigs.k[i]);
         free(in_unitigs.k);
         sg_graph_free(&g);
-        sg_kmers_free(t);
+        t->free(t);
         free(s);
     }
     unlink(path);

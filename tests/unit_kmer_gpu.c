@@ -12,15 +12,13 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../cuda/kmer_cuda.h"
-#include "../src/scc_kmers.h"
+#include "../src/backend.h"
 #include "kmer_fixture.h"
 
 #define BINS 64
 
 typedef struct {
-    sg_kmers_t *cpu;
-    sg_cuda_kmers_t *gpu;
+    sg_kmer_table_t *t;
     chunks_t *cs;
     int first, stride, rc;
 } add_job_t;
@@ -28,21 +26,19 @@ typedef struct {
 static void *add_worker(void *arg)
 {
     add_job_t *j = arg;
-    for (int i = j->first; i < j->cs->n; i += j->stride) {
-        if (j->cpu) sg_kmers_add(j->cpu, j->cs->c[i]);
-        else if (sg_cuda_kmers_add(j->gpu, j->cs->c[i]) < 0) j->rc = -1;
-    }
+    for (int i = j->first; i < j->cs->n; i += j->stride)
+        if (j->t->add(j->t, j->cs->c[i]) < 0) j->rc = -1;
     return NULL;
 }
 
-/* Add every chunk to cpu or gpu from n threads; 0 or -1. */
-static int add_all(sg_kmers_t *cpu, sg_cuda_kmers_t *gpu, chunks_t *cs, int n)
+/* Add every chunk to t from n threads; 0 or -1. */
+static int add_all(sg_kmer_table_t *t, chunks_t *cs, int n)
 {
     pthread_t tid[8];
     add_job_t jobs[8];
     int rc = 0;
     for (int i = 0; i < n; i++) {
-        jobs[i] = (add_job_t){cpu, gpu, cs, i, n, 0};
+        jobs[i] = (add_job_t){t, cs, i, n, 0};
         pthread_create(&tid[i], NULL, add_worker, &jobs[i]);
     }
     for (int i = 0; i < n; i++) {
@@ -52,14 +48,17 @@ static int add_all(sg_kmers_t *cpu, sg_cuda_kmers_t *gpu, chunks_t *cs, int n)
     return rc;
 }
 
-static sg_cuda_kmers_t *gpu_new(int k, size_t batch)
+/* A table of backend name for k-mers of size k (unitigs on 2 threads); the
+ * device's batches of batch bytes. */
+static sg_kmer_table_t *table_new(const char *name, int k, size_t batch)
 {
     char env[32], err[512] = "";
     snprintf(env, sizeof env, "%zu", batch);
     setenv("SEQGPU_CUDA_KMER_BATCH", env, 1);
-    sg_cuda_kmers_t *t = NULL;
-    int r = sg_cuda_kmers_new(k, 0, &t, err, sizeof err);
-    CHECK(r == 0, "sg_cuda_kmers_new(k %d, batch %zu): %s", k, batch, err);
+    sg_kmer_table_t *t = NULL;
+    const sg_kmer_opts_t o = {.k = k, .n_threads = 2};
+    int r = sg_kmer_table_open(name, &o, &t, err, sizeof err);
+    CHECK(r == 0, "%s table (k %d, batch %zu): %s", name, k, batch, err);
     unsetenv("SEQGPU_CUDA_KMER_BATCH");
     return r == 0 ? t : NULL;
 }
@@ -68,31 +67,31 @@ static sg_cuda_kmers_t *gpu_new(int k, size_t batch)
  * threshold, and the graphs must all be the same. */
 static int compare(chunks_t *cs, int k, size_t batch, uint32_t min, int threads, const char *what)
 {
-    sg_cuda_kmers_t *gpu = gpu_new(k, batch);
+    sg_kmer_table_t *gpu = table_new("cuda", k, batch);
     if (!gpu) return 0;
-    sg_kmers_t *cpu = sg_kmers_new(k);
-    add_all(cpu, NULL, cs, 1);
+    sg_kmer_table_t *cpu = table_new("cpu", k, batch);
+    add_all(cpu, cs, 1);
     int ok = 1;
-    CHECK(add_all(NULL, gpu, cs, threads) == 0 && sg_cuda_kmers_finish(gpu) == 0, "%s: counting failed", what);
+    CHECK(add_all(gpu, cs, threads) == 0 && gpu->finish(gpu) == 0, "%s: counting failed: %s", what, gpu->err);
     uint64_t hc[BINS], hg[BINS];
     for (int pass = 0; pass < 2; pass++) {
-        sg_kmers_histogram(cpu, hc, BINS);
-        CHECK(sg_cuda_kmers_histogram(gpu, hg, BINS) == 0, "%s: histogram failed", what);
-        ok &= sg_kmers_distinct(cpu) == sg_cuda_kmers_distinct(gpu) && sg_kmers_total(cpu) == sg_cuda_kmers_total(gpu) &&
+        CHECK(cpu->histogram(cpu, hc, BINS) == 0, "%s: cpu histogram failed", what);
+        CHECK(gpu->histogram(gpu, hg, BINS) == 0, "%s: histogram failed", what);
+        ok &= cpu->distinct(cpu) == gpu->distinct(gpu) && cpu->total(cpu) == gpu->total(gpu) &&
               !memcmp(hc, hg, sizeof hc);
         CHECK(ok, "%s, %s: distinct %llu vs %llu, total %llu vs %llu, histograms %s", what, pass ? "kept" : "all",
-              (unsigned long long)sg_kmers_distinct(cpu), (unsigned long long)sg_cuda_kmers_distinct(gpu),
-              (unsigned long long)sg_kmers_total(cpu), (unsigned long long)sg_cuda_kmers_total(gpu),
+              (unsigned long long)cpu->distinct(cpu), (unsigned long long)gpu->distinct(gpu),
+              (unsigned long long)cpu->total(cpu), (unsigned long long)gpu->total(gpu),
               memcmp(hc, hg, sizeof hc) ? "differ" : "agree");
         if (!pass) {
-            sg_kmers_filter(cpu, min);
-            CHECK(sg_cuda_kmers_filter(gpu, min) == 0, "%s: filter failed", what);
+            CHECK(cpu->filter(cpu, min) == 0, "%s: cpu filter failed", what);
+            CHECK(gpu->filter(gpu, min) == 0, "%s: filter failed", what);
         }
     }
     sg_graph_t a, b;
-    sg_kmers_unitigs(cpu, 2, &a);
-    int r = sg_cuda_kmers_unitigs(gpu, &b);
-    CHECK(r == 0, "%s: unitigs failed", what);
+    CHECK(cpu->unitigs(cpu, &a) == 0, "%s: cpu unitigs failed", what);
+    int r = gpu->unitigs(gpu, &b);
+    CHECK(r == 0, "%s: unitigs failed: %s", what, gpu->err);
     if (r == 0) {
         char why[200] = "";
         int same = same_graph(&a, &b, why, sizeof why);
@@ -101,8 +100,8 @@ static int compare(chunks_t *cs, int k, size_t batch, uint32_t min, int threads,
         sg_graph_free(&b);
     }
     sg_graph_free(&a);
-    sg_kmers_free(cpu);
-    sg_cuda_kmers_free(gpu);
+    cpu->free(cpu);
+    gpu->free(gpu);
     return ok;
 }
 
@@ -209,18 +208,17 @@ static void test_brute_force(void)
             }
         }
         free(all);
-        sg_cuda_kmers_t *gpu = gpu_new(k, 2 * k + unit_below(100));
+        sg_kmer_table_t *gpu = table_new("cuda", k, 2 * k + unit_below(100));
         if (!gpu) break;
         uint64_t got[BINS];
-        int r = add_all(NULL, gpu, &cs, 1 + unit_below(3));
-        r |= sg_cuda_kmers_finish(gpu);
-        r |= sg_cuda_kmers_histogram(gpu, got, BINS);
-        CHECK(r == 0 && sg_cuda_kmers_total(gpu) == m && sg_cuda_kmers_distinct(gpu) == distinct &&
-                  !memcmp(got, hist, sizeof got),
+        int r = add_all(gpu, &cs, 1 + unit_below(3));
+        r |= gpu->finish(gpu);
+        r |= gpu->histogram(gpu, got, BINS);
+        CHECK(r == 0 && gpu->total(gpu) == m && gpu->distinct(gpu) == distinct && !memcmp(got, hist, sizeof got),
               "round %d, k %d: total %llu vs %zu, distinct %llu vs %llu", round, k,
-              (unsigned long long)sg_cuda_kmers_total(gpu), m, (unsigned long long)sg_cuda_kmers_distinct(gpu),
+              (unsigned long long)gpu->total(gpu), m, (unsigned long long)gpu->distinct(gpu),
               (unsigned long long)distinct);
-        sg_cuda_kmers_free(gpu);
+        gpu->free(gpu);
         chunks_free(&cs);
     }
 }

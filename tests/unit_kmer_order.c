@@ -5,11 +5,11 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "../src/scc_kmers.h"
+#include "../src/scc_backend.h"
 #include "kmer_fixture.h"
 
 typedef struct {
-    sg_kmers_t *t;
+    sg_kmer_table_t *t;
     chunks_t *cs;
     int first, stride;
 } add_job_t;
@@ -17,14 +17,17 @@ typedef struct {
 static void *add_worker(void *arg)
 {
     add_job_t *j = arg;
-    for (int i = j->first; i < j->cs->n; i += j->stride) sg_kmers_add(j->t, j->cs->c[i]);
+    for (int i = j->first; i < j->cs->n; i += j->stride) CHECK(j->t->add(j->t, j->cs->c[i]) == 0, "add");
     return NULL;
 }
 
 /* The graph of the chunks' k-mers seen >= min times, the chunks added from n_add threads. */
 static void build(chunks_t *cs, int k, uint32_t min, int n_add, int n_unitig_threads, sg_graph_t *g)
 {
-    sg_kmers_t *t = sg_kmers_new(k);
+    sg_kmer_table_t *t;
+    char err[256];
+    const sg_kmer_opts_t ko = {.k = k, .n_threads = n_unitig_threads};
+    CHECK(sg_kmer_table_cpu(&ko, &t, err, sizeof err) == 0, "%s", err);
     pthread_t tid[8];
     add_job_t jobs[8];
     for (int i = 0; i < n_add; i++) {
@@ -32,9 +35,8 @@ static void build(chunks_t *cs, int k, uint32_t min, int n_add, int n_unitig_thr
         pthread_create(&tid[i], NULL, add_worker, &jobs[i]);
     }
     for (int i = 0; i < n_add; i++) pthread_join(tid[i], NULL);
-    sg_kmers_filter(t, min);
-    sg_kmers_unitigs(t, n_unitig_threads, g);
-    sg_kmers_free(t);
+    CHECK(t->filter(t, min) == 0 && t->unitigs(t, g) == 0, "filter, unitigs");
+    t->free(t);
 }
 
 static void shuffle(chunks_t *cs)

@@ -5,12 +5,12 @@
 #include <string.h>
 
 #include "../../formats/seqio.h"
-#include "../../src/scc_kmers.h"
+#include "../../src/scc_backend.h"
 #include "fuzz_util.h"
 
 typedef struct {
     uint64_t bases;
-    sg_kmers_t *kmers;
+    sg_kmer_table_t *kmers;
 } sink_t;
 
 static void take(void *arg, sg_chunk_t *c)
@@ -20,7 +20,7 @@ static void take(void *arg, sg_chunk_t *c)
         if (c->seg[i].off + c->seg[i].len > c->len) abort(); /* a piece outside its chunk */
         s->bases += c->seg[i].len;
     }
-    if (c->len + c->ov >= 11) sg_kmers_add(s->kmers, c);
+    if (c->len + c->ov >= 11 && s->kmers->add(s->kmers, c) < 0) abort();
     sg_chunk_free(c);
 }
 
@@ -37,7 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sg_reader_t *rd = sg_reader_new(paths, 1, blocks[b], 1);
         sg_chunker_t ck;
         sg_chunker_init(&ck, 10);
-        sink_t s = {0, sg_kmers_new(11)};
+        sink_t s = {0, NULL};
+        const sg_kmer_opts_t ko = {.k = 11, .n_threads = 1};
+        if (sg_kmer_table_cpu(&ko, &s.kmers, NULL, 0) < 0) abort();
         sg_chunk_t *c;
         int r;
         while ((r = sg_reader_next(rd, &c)) > 0) {
@@ -51,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (r == 0) sg_chunker_push(&ck, NULL, take, &s);
         sg_chunker_free(&ck);
         sg_reader_free(rd);
-        sg_kmers_free(s.kmers);
+        s.kmers->free(s.kmers);
         bases[b] = s.bases;
         ok[b] = r == 0;
     }

@@ -1,0 +1,120 @@
+/* The parts of seqgpu scc that run on a backend, as small interfaces like
+ * find's (find_backend.h): a k-mer table, which counts the reads' k-mers and
+ * compacts the kept ones into unitigs; a graph builder, which turns reads
+ * into a sequence graph (the de Bruijn graph over a k-mer table, scc_dbg.h;
+ * the read-overlap graph next); and an SCC solver. Each has a cpu and a cuda
+ * implementation that give the same results, byte for byte; the registry
+ * (backend.h) opens them by name. Functions returning int give 0, or
+ * SG_ERR_DEVICE with the reason in err (a device that failed, or too little
+ * device memory), or another SG_ERR_* code. */
+#ifndef SG_SCC_BACKEND_H
+#define SG_SCC_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../formats/seqio.h"
+#include "chunk.h"
+#include "cli.h"
+#include "scc_graph.h"
+
+#define SG_K_MIN 11
+#define SG_K_MAX 63
+
+typedef struct {
+    int k;                        /* k-mer size, odd, SG_K_MIN to SG_K_MAX */
+    int n_threads;                /* host threads */
+    const sg_devices_t *devices;  /* GPU (the first listed; NULL or none: device 0) */
+} sg_kmer_opts_t;
+
+/* A count table of canonical k-mers (either strand of the reads). */
+typedef struct sg_kmer_table sg_kmer_table_t;
+struct sg_kmer_table {
+    const char *name; /* "cpu", "cuda" */
+    /** Count the k-mers starting in [0, c->len) of chunk c, which carries k - 1
+     * bases of overlap; k-mers stop at any base that is not A/C/G/T (either
+     * case). Thread-safe. */
+    int (*add)(sg_kmer_table_t *t, const sg_chunk_t *c);
+    /** After the last add. */
+    int (*finish)(sg_kmer_table_t *t);
+    /** Distinct k-mers (the kept ones after a filter), and occurrences counted. */
+    uint64_t (*distinct)(const sg_kmer_table_t *t);
+    uint64_t (*total)(const sg_kmer_table_t *t);
+    /** hist[c]: distinct k-mers seen c times (c < n - 1); hist[n - 1]: n - 1 times or more. */
+    int (*histogram)(sg_kmer_table_t *t, uint64_t *hist, int n);
+    /** Keep only the k-mers seen at least min times. */
+    int (*filter)(sg_kmer_table_t *t, uint32_t min);
+    /** The node-centric de Bruijn graph of the kept k-mers compacted into
+     * unitigs (maximal non-branching paths; a branch-free cycle is one unitig
+     * with a link to itself), in canonical form: the same graph from every
+     * table, byte for byte. */
+    int (*unitigs)(sg_kmer_table_t *t, sg_graph_t *g);
+    /** Optional: the members of a JSON object (no braces) for --stats. */
+    void (*stats)(const sg_kmer_table_t *t, FILE *fp);
+    void (*free)(sg_kmer_table_t *t);
+    char err[512]; /* why a call failed */
+    void *priv;
+};
+
+typedef int (*sg_kmer_table_ctor)(const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err, size_t errsz);
+
+/** The cpu table (scc_kmers.c): all threads, a partitioned hash table. */
+int sg_kmer_table_cpu(const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err, size_t errsz);
+
+/* A graph builder: reads in, a sequence graph out. */
+typedef struct sg_graph_builder sg_graph_builder_t;
+struct sg_graph_builder {
+    const char *name;    /* "dbg" */
+    const char *backend; /* where it builds: "cpu", "cuda" */
+    /** The graph of the reads of rd (freed here). Errors of the input are printed. */
+    int (*build)(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g);
+    /** JSON members for --stats (each line "  \"key\": value,\n"), after build. */
+    void (*stats)(const sg_graph_builder_t *b, FILE *fp);
+    void (*free)(sg_graph_builder_t *b);
+    double coverage;     /* after build: the coverage of single-copy sequence, which copies are counted in */
+    double sec[3];       /* seconds: reading and counting, the threshold, the graph */
+    char err[512];       /* why build failed with SG_ERR_DEVICE */
+    void *priv;
+};
+
+typedef struct {
+    int k;              /* k-mer size */
+    double min_copies;  /* keep k-mers seen >= min_copies x the estimated coverage ... */
+    long min_count;     /* ... or, if above 0, >= min_count times */
+    int n_threads;
+    const sg_devices_t *devices;
+} sg_graph_opts_t;
+
+/** The de Bruijn graph of the reads' repeated k-mers, counted in table t (which
+ * the builder owns from now on, and frees as soon as the graph is built). */
+int sg_graph_builder_dbg(sg_kmer_table_t *t, const sg_graph_opts_t *o, sg_graph_builder_t **out);
+
+typedef struct {
+    int n_threads;
+    const sg_devices_t *devices; /* GPU (the first listed; NULL or none: device 0) */
+    int kw, kv, kt;              /* cuda: threads and vertices per virtual warp, rounds between colorings */
+} sg_scc_opts_t;
+
+/* Strongly connected components. */
+typedef struct sg_scc_solver sg_scc_solver_t;
+struct sg_scc_solver {
+    const char *name; /* "cpu", "cuda" */
+    /** The component of every vertex of g (either kind), numbered 0.. in the
+     * order of their first vertex: the same numbers from every solver.
+     * comp has g->n_vert entries; *n_comp gets the number of components. */
+    int (*solve)(sg_scc_solver_t *s, const sg_graph_t *g, uint32_t *comp, uint32_t *n_comp);
+    /** Optional: the members of a JSON object (no braces) for --stats, after solve. */
+    void (*stats)(const sg_scc_solver_t *s, FILE *fp);
+    void (*free)(sg_scc_solver_t *s);
+    char summary[384]; /* what the last solve did, for the log ("" : nothing to say) */
+    char err[512];     /* why solve failed */
+    void *priv;
+};
+
+typedef int (*sg_scc_solver_ctor)(const sg_scc_opts_t *o, sg_scc_solver_t **out, char *err, size_t errsz);
+
+/** Tarjan's algorithm, iteratively (scc_tarjan.c). */
+int sg_scc_solver_cpu(const sg_scc_opts_t *o, sg_scc_solver_t **out, char *err, size_t errsz);
+
+#endif
