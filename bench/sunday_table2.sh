@@ -1,5 +1,5 @@
 #!/bin/sh
-# The seed paper's Table 2 (000_2709d70b2778d96d.txt): CPU Sunday against
+# Table 2 of the GPU Sunday paper (parallel Sunday search with CUDA): CPU Sunday against
 # the GPU on 1, 8, 16, 30, 53 and 77 MB of DNA text with one planted motif.
 # CPU Sunday: seqgpu -b cpu -t 1 --kernel sunday, scan-stage seconds.
 # GPU: kernel seconds of -b cuda --kernel sunday (the paper's kernel) and of

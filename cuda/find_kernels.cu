@@ -29,7 +29,7 @@ __device__ __forceinline__ void emit_bits(const sg_dscan_t &a, uint64_t s0, uint
         if (i < a.cap) a.hits[i] = (s0 + (__ffsll(live) - 1)) << 32 | rank;
 }
 
-// ---- seed 000: the GPU Sunday search -------------------------------------
+// ---- Sunday search on the GPU ---------------------------------------------
 // The text is cut into 64-byte segments, one per thread, each reading the
 // next m-1 bytes as redundant overlap; the patterns and their shift tables
 // sit in shared memory; hits are shifted back to chunk coordinates.

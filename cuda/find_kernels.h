@@ -38,7 +38,7 @@ typedef struct {
     const uint8_t *masks;      /* base sets of all patterns */
     const sg_dpat_t *pats;
     uint32_t masks_len;        /* bytes in masks (for the Sunday kernel's shared copy) */
-    /* seed 000: Sunday search on 64-byte thread segments */
+    /* Sunday search on 64-byte thread segments, each with the m - 1 bytes after it */
     const uint32_t *sunday_ids;
     int n_sunday;
     /* one-hot base bitmaps, 64 starts per thread */

@@ -1,6 +1,6 @@
 /* seqgpu find on OpenCL 1.2 (embedded in the binary at build time).
  *
- * Seed 001's design, extended to IUPAC motifs on both strands: the constants
+ * Work-group text scanning, extended to IUPAC motifs on both strands: the constants
  * (lengths, ranges, the case fold) are kernel arguments, held in private
  * memory; each work-group copies the patterns into local memory behind a
  * barrier, scans one range of the text, and places each hit through a

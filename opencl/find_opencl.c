@@ -292,7 +292,7 @@ static int upload_plan(ocl_t *st, device_t *d, char *err, size_t errsz)
     if (!r) r = buffer(st, &d->pam, pam, st->masks_len, err, errsz);
     if (!r) r = buffer(st, &d->mm_pats, mm_pats, 4 * st->plan.n_approx * sizeof *mm_pats, err, errsz);
     if (!r) r = buffer(st, &d->pats, pats, 3 * ms->n_pat * sizeof *pats, err, errsz);
-    /* seed 001's range kernel takes every pattern the q-gram filter does not: the plan's vector list */
+    /* the range kernel takes every pattern the q-gram filter does not: the plan's vector list */
     if (!r) r = buffer(st, &d->ids, st->plan.vector, st->plan.n_vector * sizeof *st->plan.vector, err, errsz);
     if (!r && st->plan.qgram) {
         sg_qgram_view_t v;
@@ -352,7 +352,7 @@ static int run_kernels(ocl_t *st, slot_t *s, uint64_t n, char *err, size_t errsz
     /* a fill copies its pattern when enqueued (a non-blocking write would read zero after it is gone) */
     CK(clEnqueueFillBuffer(s->queue, s->count, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL), "clEnqueueFillBuffer");
     if (st->plan.n_vector) {
-        /* seed 001: each work-group one range of the text */
+        /* each work-group scans one range of the text */
         size_t groups = (size_t)d->units * 4, global;
         cl_ulong range = (n + groups - 1) / groups;
         if (range < d->group) range = d->group;

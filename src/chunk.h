@@ -1,9 +1,10 @@
 /* Chunks: the unit every backend scans. A chunk holds pieces of one or more
  * records back to back (separated by SG_SEP), followed by the first
  * (longest motif - 1) bases of the next chunk's first piece when that piece
- * continues the chunk's last record: the seed paper's redundant overlap. A
- * chunk owns the start positions [0, len); a hit starting in the overlap
- * belongs to the next chunk, so no hit is lost or doubled at a boundary. */
+ * continues the chunk's last record: redundant overlap, as GPU Sunday search
+ * gives each text segment the m - 1 bytes after it. A chunk owns the start
+ * positions [0, len); a hit starting in the overlap belongs to the next
+ * chunk, so no hit is lost or doubled at a boundary. */
 #ifndef SG_CHUNK_H
 #define SG_CHUNK_H
 

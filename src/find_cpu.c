@@ -7,7 +7,7 @@
  *   n random 12-mers (2n patterns), vector vs qgram: n=4 0.14 vs 0.24,
  *   n=8 0.26 vs 0.21, n=12 0.38 vs 0.17, n=16 0.43 vs 0.21.
  * Sunday's skips average under 2 bases on a 4-letter alphabet and cost a
- * branch each, so the seed's kernel stays as the reference (--kernel sunday).
+ * branch each, so the Sunday kernel stays as the reference (--kernel sunday).
  * The vector kernel costs about 0.03 s per pattern per 100 Mb, the q-gram
  * filter about 0.2 s whatever the number of patterns, so auto switches at
  * SG_CPU_VECTOR_MAX patterns. */

@@ -1,6 +1,7 @@
 /* Hits of one chunk. A hit is one 64-bit key: the start in the chunk in the
  * high half, the pattern's rank (sg_pattern_t.rank) in the low half, so that
- * sorting the keys gives the output order of DESIGN.md within a chunk. */
+ * sorting the keys gives the output order (start, end, strand, motif) within
+ * a chunk. */
 #ifndef SG_HITS_H
 #define SG_HITS_H
 

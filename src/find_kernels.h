@@ -27,7 +27,7 @@ void sg_encode(int skip_masked, const char *src, size_t n, uint8_t *dst);
 /** The encoding of every byte value, for kernels that look bytes up. */
 void sg_encode_table(uint8_t lut[256], int skip_masked);
 
-/** The seed paper's Sunday search, one pattern at a time (the reference kernel). */
+/** Sunday's search, one pattern at a time: the reference kernel (it ports the GPU Sunday paper's algorithm). */
 void sg_scan_sunday(const uint8_t *enc, size_t n, const sg_pattern_t *pat, const int *ids, int n_ids,
                     uint32_t base, sg_hits_t *out);
 

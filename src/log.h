@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-/* Process exit codes (DESIGN.md): 0 success, 1 usage or input error, 2 and up internal. */
+/* Process exit codes: 0 success, 1 usage or input error, 2 and up internal. */
 enum {
     SG_EXIT_OK = 0,
     SG_EXIT_INPUT = 1,   /* bad option, motif or input file */

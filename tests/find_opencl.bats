@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # bats file_tags=opencl
-# The OpenCL backend (seed 001's work-group kernel, and the q-gram filter)
+# The OpenCL backend (the work-group range kernel, and the q-gram filter)
 # gives the cpu backend's bytes on the same random inputs. Runs on any OpenCL
 # platform: PoCL in CI, NVIDIA's on the GPU machine.
 
