@@ -52,7 +52,7 @@ static void usage(FILE *fp)
 "Advanced (cuda): the SCC pipeline's virtual warps and rounds. Over the\n"
 "settings tried on an H200 the SCC stage's time moved by under 20%%.\n"
 "      --kw INT         threads per virtual warp (1, 2, 4, 8, 16, 32)  [4]\n"
-"      --kv INT         vertices per virtual warp               [2]\n"
+"      --kv INT         vertices per virtual warp                      [2]\n"
 "      --kt INT         second trim and coloring partition every kt rounds, 0 never [2]\n"
 "\n"
 "Input: reads (FASTA/FASTQ, plain, gzip or BGZF, - for stdin), or one GFA graph\n"

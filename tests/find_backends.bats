@@ -26,9 +26,14 @@ built_with() { seqgpu version | grep -q "^backends:.*\b$1\b"; }
     fi
 }
 
-@test "--device: each index once; CUDA_VISIBLE_DEVICES is honoured" {
-    built_with cuda || skip "built without the cuda backend"
+@test "--device: a list, each index once; CUDA_VISIBLE_DEVICES is honoured" {
     printf '>a\nACGTACGTTGCA\n' > "$T/g.fa"
+    run seqgpu find -b cpu --device 0,1 -m ACGT "$T/g.fa"
+    assert_success
+    run seqgpu find -b cpu --device 1,x -m ACGT "$T/g.fa"
+    assert_failure 1
+    assert_output --partial "invalid --device '1,x'"
+    built_with cuda || skip "built without the cuda backend"
     run seqgpu find -b cuda --device 0,0 -m ACGT "$T/g.fa"
     assert_failure 1
     assert_output --partial "invalid --device '0,0'"

@@ -213,3 +213,32 @@ PY
     assert_success
     printf 'node\tcomponent\n1\tscc1\n2\tscc1\n' | cmp - "$BATS_TEST_TMPDIR/x.components.tsv"
 }
+
+@test "scc auto: the choices are said with -v and recorded in --stats, never on stderr otherwise" {
+    printf '1 2\n2 1\n2 3\n' > "$T/e.txt"
+    run seqgpu scc --edges "$T/e.txt" -p "$T/x" --stats "$T/s.json"
+    assert_success
+    refute_output --partial "auto:"
+    python3 -c "import json; c = json.load(open('$T/s.json'))['backend_choice']; assert c.startswith('auto: '), c" ||
+        fail "no backend_choice in --stats"
+    run seqgpu scc -v --edges "$T/e.txt" -p "$T/x"
+    assert_success
+    assert_output --partial "[seqgpu scc] SCCs: auto: "
+    run seqgpu scc -v -q --edges "$T/e.txt" -p "$T/x"
+    refute_output --partial "auto:"
+    run seqgpu scc -v -c 2 -p "$T/r" --stats "$T/r.json" "$ROOT/examples/lambda_reads.fq.gz"
+    assert_success
+    assert_output --partial "[seqgpu scc] graph: auto: "
+    python3 -c "import json; s = json.load(open('$T/r.json')); assert s['graph_backend_choice'].startswith('auto: ')" ||
+        fail "no graph_backend_choice in --stats"
+    run seqgpu scc -b cpu --edges "$T/e.txt" -p "$T/x" --stats "$T/s.json"
+    python3 -c "import json; assert 'backend_choice' not in json.load(open('$T/s.json'))" || fail "a choice without auto"
+    if ! have_cuda; then
+        run seqgpu scc -v --edges "$T/e.txt" -p "$T/x"
+        assert_output --regexp "auto: cpu \((no CUDA device|built without cuda)\)"
+        refute_output --partial "warning"
+    fi
+    run seqgpu scc --device 0,1 --edges "$T/e.txt" -p "$T/x"
+    assert_failure 1
+    assert_output --partial "invalid --device '0,1' (one device index)"
+}
