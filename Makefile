@@ -105,7 +105,7 @@ $(BUILD)/bench/cuda_start: bench/cuda_start.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CFLAGS) -I$(CUDA_HOME)/include $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
 
-$(BUILD)/bench/%: bench/%.c bench/rng.h
+$(BUILD)/bench/%: bench/%.c bench/rng.h src/dna.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< -lm
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/dna.h"
 #include "rng.h"
 
 static void *xmalloc(size_t n)
@@ -28,16 +29,6 @@ static void *xmalloc(size_t n)
     return p;
 }
 
-static inline uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
 /* canonical k-mer -> id, open addressing; key+1 stored so that 0 is empty */
 typedef struct {
     uint64_t *key;
@@ -47,7 +38,7 @@ typedef struct {
 
 static uint32_t lookup(table_t *t, uint64_t x)
 {
-    uint64_t mask = t->cap - 1, i = mix64(x) & mask;
+    uint64_t mask = t->cap - 1, i = sg_kmer64_hash(x) & mask;
     while (t->key[i] && t->key[i] != x + 1) i = (i + 1) & mask;
     if (!t->key[i]) {
         if (2 * (t->n + 1) > t->cap) {
@@ -75,7 +66,6 @@ static int dbg(const char *path, int k)
     while (t.cap < 2 * (uint64_t)size + 2) t.cap *= 2;
     t.key = xmalloc(t.cap * sizeof *t.key);
     t.id = xmalloc(t.cap * sizeof *t.id);
-    const uint64_t mask = (k == 32 ? ~0ull : (1ull << (2 * k)) - 1);
     char line[1 << 16];
     uint64_t fwd = 0, rev = 0, prev_vert = 0;
     int run = 0;
@@ -85,16 +75,13 @@ static int dbg(const char *path, int k)
             continue;
         }
         for (char *p = line; *p && *p != '\n'; p++) {
-            int b;
-            switch (*p | 0x20) {
-            case 'a': b = 0; break;
-            case 'c': b = 1; break;
-            case 'g': b = 2; break;
-            case 't': b = 3; break;
-            default: run = 0; continue;
+            int b = sg_dna_code(*p);
+            if (b < 0) {
+                run = 0;
+                continue;
             }
-            fwd = ((fwd << 2) | (uint64_t)b) & mask;
-            rev = (rev >> 2) | ((uint64_t)(3 - b) << (2 * (k - 1)));
+            fwd = sg_kmer64_next(fwd, b, k);
+            rev = sg_kmer64_prev(rev, 3 - b, k); /* the reverse complement, rolled the other way */
             if (++run < k) continue;
             uint64_t c = fwd < rev ? fwd : rev;
             uint64_t v = 2ull * lookup(&t, c) + (fwd != c);
@@ -110,7 +97,7 @@ static int dbg(const char *path, int k)
 
 static int powerlaw(uint64_t n, uint64_t seed)
 {
-    rng_state ^= mix64(seed);
+    rng_state ^= sg_mix64(seed);
     uint32_t *rank = xmalloc(n * sizeof *rank);
     for (uint64_t i = 0; i < n; i++) rank[i] = (uint32_t)i;
     for (uint64_t i = n; i > 1; i--) {

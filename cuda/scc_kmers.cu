@@ -500,6 +500,21 @@ struct Table {
         }
     }
 
+    // Keys and counts (the table's layout) with room for cap entries, the old
+    // ones freed first and their content not kept.
+    int regrow(void **keys, uint32_t **counts, uint64_t *cap, uint64_t n, const char *what)
+    {
+        dev_free(*keys, *cap * kb);
+        dev_free(*counts, *cap * 4);
+        *keys = NULL;
+        *counts = NULL;
+        *cap = 0;
+        SG_TRY(dev_alloc(keys, n * kb, what));
+        SG_TRY(dev_alloc((void **)counts, n * 4, what));
+        *cap = n;
+        return 0;
+    }
+
     // Add the batch's (kmer, count) runs to the table: merged into the
     // scratch, then added up by key into the table, which grows first when
     // it must (its old content is no longer needed once the merge ran).
@@ -507,30 +522,14 @@ struct Table {
     {
         const uint64_t n = n_tab + runs;
         if (!n_tab) {
-            if (cap_tab < runs) {
-                dev_free(tab_k, cap_tab * kb);
-                dev_free(tab_c, cap_tab * 4);
-                tab_k = tab_c = NULL;
-                cap_tab = 0;
-                SG_TRY(dev_alloc(&tab_k, runs * kb, "the k-mer table"));
-                SG_TRY(dev_alloc((void **)&tab_c, runs * 4, "the k-mer table"));
-                cap_tab = runs;
-            }
+            if (cap_tab < runs) SG_TRY(regrow(&tab_k, &tab_c, &cap_tab, runs, "the k-mer table"));
             CK(cudaMemcpyAsync(tab_k, d_run_keys, runs * kb, cudaMemcpyDeviceToDevice, stream), "copying k-mers");
             CK(cudaMemcpyAsync(tab_c, d_run_counts, runs * 4, cudaMemcpyDeviceToDevice, stream), "copying counts");
             n_tab = runs;
             return 0;
         }
         const uint64_t grow = n + n / 4; // room for the next batches' new k-mers too
-        if (cap_m < n) {
-            dev_free(m_k, cap_m * kb);
-            dev_free(m_c, cap_m * 4);
-            m_k = m_c = NULL;
-            cap_m = 0;
-            SG_TRY(dev_alloc(&m_k, grow * kb, "merging k-mer counts"));
-            SG_TRY(dev_alloc((void **)&m_c, grow * 4, "merging k-mer counts"));
-            cap_m = grow;
-        }
+        if (cap_m < n) SG_TRY(regrow(&m_k, &m_c, &cap_m, grow, "merging k-mer counts"));
         auto merge = [&](void *tmp, size_t &bytes) {
             return cub::DeviceMerge::MergePairs(tmp, bytes, (const K *)tab_k, tab_c, (int64_t)n_tab,
                                                 (const K *)d_run_keys, d_run_counts, (int64_t)runs, (K *)m_k, m_c,
@@ -549,14 +548,8 @@ struct Table {
         if (cap_tab < n) {
             // the merge has read the table: only now can it make room for the sums
             CK(cudaStreamSynchronize(stream), "merging k-mer counts");
-            dev_free(tab_k, cap_tab * kb);
-            dev_free(tab_c, cap_tab * 4);
-            tab_k = tab_c = NULL;
-            cap_tab = 0;
             n_tab = 0; // until the sums below refill it
-            SG_TRY(dev_alloc(&tab_k, grow * kb, "the k-mer table"));
-            SG_TRY(dev_alloc((void **)&tab_c, grow * 4, "the k-mer table"));
-            cap_tab = grow;
+            SG_TRY(regrow(&tab_k, &tab_c, &cap_tab, grow, "the k-mer table"));
         }
         CK(sum(temp, temp_cap), "merging k-mer counts");
         SG_TRY(read_counters(1));

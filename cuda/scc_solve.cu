@@ -260,21 +260,31 @@ __device__ __forceinline__ void count_edges(const Graph &g, const State &st, uin
     if (o) atomicAdd(&st.out[v], o);
 }
 
-// kw lanes per vertex; the heavy ones are left to k_degrees_heavy
-__global__ void k_degrees(const Graph g, const State st, int kw)
+// f(g, st, v, first, step) for every unresolved vertex v: by kw lanes each
+// (lane first of step), or, for the vertices of more than HEAVY out-edges,
+// by the whole grid (k_heavy_each).
+template <typename F> __global__ void k_light_each(const Graph g, const State st, int kw, F f)
 {
     const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
     const int lane = (int)(t % kw);
     for (uint64_t v = t / kw; v < g.n; v += (uint64_t)gridDim.x * blockDim.x / kw)
-        if (st.comp[v] == NONE && degree(g.off, (uint32_t)v) <= HEAVY) count_edges(g, st, (uint32_t)v, lane, kw);
+        if (st.comp[v] == NONE && degree(g.off, (uint32_t)v) <= HEAVY) f(g, st, (uint32_t)v, lane, kw);
 }
 
-__global__ void k_degrees_heavy(const Graph g, const State st)
+template <typename F> __global__ void k_heavy_each(const Graph g, const State st, F f)
 {
     const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;
     for (uint32_t i = 0; i < st.n_heavy_out; i++)
-        if (st.comp[st.heavy_out[i]] == NONE) count_edges(g, st, st.heavy_out[i], t, stride);
+        if (st.comp[st.heavy_out[i]] == NONE) f(g, st, st.heavy_out[i], t, stride);
 }
+
+struct CountEdges {
+    __device__ __forceinline__ void operator()(const Graph &g, const State &st, uint32_t v, unsigned long long first,
+                                               unsigned long long step) const
+    {
+        count_edges(g, st, v, first, step);
+    }
+};
 
 __global__ void k_heavy_out(const Graph g, uint32_t *list, unsigned long long *n)
 {
@@ -500,6 +510,9 @@ __global__ void k_color_init(const Graph g, const State st)
     FOR_EACH(v, g.n) st.color[v] = (uint32_t)v;
 }
 
+// A color names the smallest vertex reachable inside the partition. v reaches
+// color[v], which reaches color[color[v]], so taking that too is valid and
+// halves the distance colors still have to travel along a path.
 __device__ __forceinline__ void take_colors(const Graph &g, const State &st, uint32_t v,
                                             unsigned long long first, unsigned long long step)
 {
@@ -513,23 +526,13 @@ __device__ __forceinline__ void take_colors(const Graph &g, const State &st, uin
     if (c < c0 && atomicMin(&st.color[v], c) > c) st.counter[C_CHANGED] = 1;
 }
 
-// A color names the smallest vertex reachable inside the partition. v reaches
-// color[v], which reaches color[color[v]], so taking that too is valid and
-// halves the distance colors still have to travel along a path.
-__global__ void k_color_step(const Graph g, const State st, int kw)
-{
-    const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-    const int lane = (int)(t % kw);
-    for (uint64_t v = t / kw; v < g.n; v += (uint64_t)gridDim.x * blockDim.x / kw)
-        if (st.comp[v] == NONE && degree(g.off, (uint32_t)v) <= HEAVY) take_colors(g, st, (uint32_t)v, lane, kw);
-}
-
-__global__ void k_color_heavy(const Graph g, const State st)
-{
-    const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;
-    for (uint32_t i = 0; i < st.n_heavy_out; i++)
-        if (st.comp[st.heavy_out[i]] == NONE) take_colors(g, st, st.heavy_out[i], t, stride);
-}
+struct TakeColors {
+    __device__ __forceinline__ void operator()(const Graph &g, const State &st, uint32_t v, unsigned long long first,
+                                               unsigned long long step) const
+    {
+        take_colors(g, st, v, first, step);
+    }
+};
 
 __global__ void k_color_roots(const Graph g, const State st)
 {
@@ -741,8 +744,8 @@ struct Solver {
     {
         CK(cudaMemsetAsync(st.in, 0, 4 * ((size_t)g.n + 1), s), "degrees");
         CK(cudaMemsetAsync(st.out, 0, 4 * ((size_t)g.n + 1), s), "degrees");
-        k_degrees<<<grid_for((uint64_t)g.n * kw), kThreads, 0, s>>>(g, st, kw);
-        if (st.n_heavy_out) k_degrees_heavy<<<kHeavyBlocks, kThreads, 0, s>>>(g, st);
+        k_light_each<<<grid_for((uint64_t)g.n * kw), kThreads, 0, s>>>(g, st, kw, CountEdges{});
+        if (st.n_heavy_out) k_heavy_each<<<kHeavyBlocks, kThreads, 0, s>>>(g, st, CountEdges{});
         CK(cudaGetLastError(), "degrees");
         return 0;
     }
@@ -852,8 +855,8 @@ struct Solver {
         LAUNCH("coloring", k_color_init, g.n, g, st);
         do {
             SG_TRY(zero_counters(C_CHANGED, 1));
-            k_color_step<<<grid_for((uint64_t)g.n * kw), kThreads, 0, s>>>(g, st, kw);
-            if (st.n_heavy_out) k_color_heavy<<<kHeavyBlocks, kThreads, 0, s>>>(g, st);
+            k_light_each<<<grid_for((uint64_t)g.n * kw), kThreads, 0, s>>>(g, st, kw, TakeColors{});
+            if (st.n_heavy_out) k_heavy_each<<<kHeavyBlocks, kThreads, 0, s>>>(g, st, TakeColors{});
             CK(cudaGetLastError(), "coloring");
             SG_TRY(read_counters());
             stats.color_sweeps++;
