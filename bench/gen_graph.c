@@ -75,14 +75,7 @@ static int dbg(const char *path, int k)
             continue;
         }
         for (char *p = line; *p && *p != '\n'; p++) {
-            int b = sg_dna_code(*p);
-            if (b < 0) {
-                run = 0;
-                continue;
-            }
-            fwd = sg_kmer64_next(fwd, b, k);
-            rev = sg_kmer64_prev(rev, 3 - b, k); /* the reverse complement, rolled the other way */
-            if (++run < k) continue;
+            if (!sg_kmer64_roll(&fwd, &rev, &run, *p, k)) continue;
             uint64_t c = fwd < rev ? fwd : rev;
             uint64_t v = 2ull * lookup(&t, c) + (fwd != c);
             if (run > k) printf("%llu %llu\n%llu %llu\n", (unsigned long long)prev_vert, (unsigned long long)v,

@@ -108,6 +108,27 @@ SG_DNA_FN sg_kmer128_t sg_kmer128_prev(sg_kmer128_t x, int b, int k)
     return (x >> 2) | ((sg_kmer128_t)b << (2 * (k - 1)));
 }
 
+/** Rolling over a text: x, the k-mer ending at base letter c, and r, its
+ * reverse complement, from those ending one base before; run counts the
+ * A/C/G/T bases in a row, and any other byte sets it to 0.
+ * @return whether x and r hold a whole k-mer (k bases in a row) */
+SG_DNA_FN int sg_kmer64_roll(uint64_t *x, uint64_t *r, int *run, int c, int k)
+{
+    int b = sg_dna_code(c);
+    if (b < 0) return *run = 0;
+    *x = sg_kmer64_next(*x, b, k);
+    *r = sg_kmer64_prev(*r, 3 - b, k);
+    return ++*run >= k;
+}
+SG_DNA_FN int sg_kmer128_roll(sg_kmer128_t *x, sg_kmer128_t *r, int *run, int c, int k)
+{
+    int b = sg_dna_code(c);
+    if (b < 0) return *run = 0;
+    *x = sg_kmer128_next(*x, b, k);
+    *r = sg_kmer128_prev(*r, 3 - b, k);
+    return ++*run >= k;
+}
+
 /** A 64-bit mixer (murmur3's finaliser): the k-mer tables' hash. */
 SG_DNA_FN uint64_t sg_mix64(uint64_t x)
 {

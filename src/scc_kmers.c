@@ -18,6 +18,7 @@ typedef uint64_t kmer_t;
 #define kmer_canon sg_kmer64_canon
 #define kmer_next sg_kmer64_next
 #define kmer_prev sg_kmer64_prev
+#define kmer_roll sg_kmer64_roll
 #define TABLE_CTOR sg_kmer_table_cpu64
 #elif SG_KMER_BITS == 128
 typedef sg_kmer128_t kmer_t;
@@ -26,6 +27,7 @@ typedef sg_kmer128_t kmer_t;
 #define kmer_canon sg_kmer128_canon
 #define kmer_next sg_kmer128_next
 #define kmer_prev sg_kmer128_prev
+#define kmer_roll sg_kmer128_roll
 #define TABLE_CTOR sg_kmer_table_cpu128
 #else
 #error "build with SG_KMER_BITS 64 or 128"
@@ -160,14 +162,7 @@ static void add_chunk(table_t *t, const sg_chunk_t *c)
     int run = 0;
     uint64_t added = 0;
     for (size_t i = 0; i < n; i++) {
-        int b = sg_dna_code(s[i]);
-        if (b < 0) {
-            run = 0;
-            continue;
-        }
-        fwd = kmer_next(fwd, b, k);
-        rev = kmer_prev(rev, 3 - b, k); /* the reverse complement, rolled the other way */
-        if (++run < k) continue;
+        if (!kmer_roll(&fwd, &rev, &run, s[i], k)) continue;
         size_t start = i + 1 - k;
         if (start >= c->len) break;
         kmer_t x = fwd < rev ? fwd : rev;
