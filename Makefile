@@ -105,6 +105,11 @@ $(BUILD)/bench/cuda_start: bench/cuda_start.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CFLAGS) -I$(CUDA_HOME)/include $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
 
+# CUB against the hand-written kernels it could replace (docs/gpu.md): needs a CUDA device to run
+$(BUILD)/bench/cub_%: bench/cub_%.cu bench/cub_bench.h $(BUILD)/libseqgpu.a
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -std=c++17 $(NVCC_ARCH) -o $@ $< $(BUILD)/libseqgpu.a $(HTS_LIBS) -lz -lpthread -lm
+
 $(BUILD)/bench/%: bench/%.c bench/rng.h src/dna.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< -lm
