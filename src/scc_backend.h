@@ -1,7 +1,7 @@
 /* The parts of seqgpu scc that run on a backend, as small interfaces like
  * find's (find_backend.h): a k-mer table, which counts the reads' k-mers and
  * compacts the kept ones into unitigs; a graph builder, which turns reads
- * into a sequence graph (the de Bruijn graph over a k-mer table, scc_dbg.h;
+ * into a sequence graph (the de Bruijn graph over a k-mer table, scc_dbg.c;
  * the read-overlap graph next); and an SCC solver. Each has a cpu and a cuda
  * implementation that give the same results, byte for byte; the registry
  * (backend.h) opens them by name. Functions returning int give 0, or
