@@ -57,12 +57,14 @@ int sg_backend_open(const char *name, const sg_backend_opts_t *o, sg_backend_t *
 typedef struct {
     double cpu_s, gpu_s; /* wall seconds on the cpu backend, and on cuda with gpus devices */
     int gpus;            /* devices worth starting: 1 unless the device work is long enough to share */
+    double bases;        /* the input size planned for */
 } sg_backend_estimate_t;
 
 /**
  * Estimate a run from the workload: the motif set's kernels and their
- * calibrated costs (kernels.h), the expected bases (1e9 when unknown), the
- * threads, the GPUs listed (n_listed) and their start-up time.
+ * calibrated costs (kernels.h), the expected bases (SEQGPU_PLAN_BASES, else
+ * o->input_bases, else 1e9), the threads, the GPUs listed (n_listed) and
+ * their start-up time.
  */
 void sg_backend_plan(const sg_backend_opts_t *o, int n_listed, sg_backend_estimate_t *e);
 
