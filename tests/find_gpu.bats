@@ -1,16 +1,21 @@
 #!/usr/bin/env bats
 # bats file_tags=gpu
-# The CUDA backend gives the cpu backend's bytes: random genomes and motifs
-# through every kernel, tiny and large chunks, hit-buffer overflow, device
-# memory limits and device faults. Skipped without a usable CUDA device.
+# The CUDA backend gives the reference's and the cpu backend's bytes:
+# random genomes and motifs through every kernel, tiny and large chunks,
+# hit-buffer overflow, device memory limits and device faults. Skipped only
+# where there is no NVIDIA GPU (or no CUDA in the build) and SEQGPU_REQUIRE
+# does not name cuda; a device that is there but does not start fails.
 
 load test_helper
 
 setup() {
     T=$BATS_TEST_TMPDIR
-    have_cuda || skip "no usable CUDA device"
+    use_backend cuda
 }
 
+@test "gpu: palindromes, IUPAC, both strands and chunk seams against the reference, every kernel" {
+    reference_check cuda sunday vector qgram auto
+}
 
 @test "gpu: auto picks cuda and names the device in --stats" {
     run seqgpu find -q -m GAATTC --stats "$T/s.json" "$LAMBDA"
