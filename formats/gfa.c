@@ -332,8 +332,9 @@ int sg_gfa_write(const char *path, const sg_graph_t *g, const uint8_t *keep, con
     for (uint32_t i = 0; i < g->n; i++) {
         if (keep && !keep[i]) continue;
         uint64_t len = sg_graph_len(g, i);
-        fprintf(fp, "S\t%s\t%.*s\tLN:i:%llu\tKC:i:%.0f\tDP:f:%.2f", sg_graph_name(g, i, nb, sizeof nb), (int)len,
-                g->seq + g->seq_off[i], (unsigned long long)len, g->count_sum[i],
+        /* an empty sequence is '*': an empty field would make the tags the sequence */
+        fprintf(fp, "S\t%s\t%.*s\tLN:i:%llu\tKC:i:%.0f\tDP:f:%.2f", sg_graph_name(g, i, nb, sizeof nb), len ? (int)len : 1,
+                len ? g->seq + g->seq_off[i] : "*", (unsigned long long)len, g->count_sum[i],
                 g->kmers[i] ? g->count_sum[i] / g->kmers[i] : 0.0);
         if (comp_of && comp_of[i])
             fprintf(fp, "\tLB:Z:repeat%u\tCL:Z:%s", comp_of[i], palette[(comp_of[i] - 1) % (sizeof palette / sizeof *palette)]);

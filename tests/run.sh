@@ -27,6 +27,11 @@ failed() {
     fail=$((fail + 1))
 }
 
+# a misspelt backend in SEQGPU_REQUIRE would require nothing
+for b in $(echo "${SEQGPU_REQUIRE:-}" | tr ',' ' '); do
+    case $b in cuda | opencl) ;; *) failed SEQGPU_REQUIRE "'$b' is not a backend (cuda, opencl)" ;; esac
+done
+
 # the suites asked for
 units="" suites=""
 for src in tests/unit_*.c; do units="$units $(basename "$src" .c)"; done

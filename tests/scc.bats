@@ -202,6 +202,17 @@ PY
     assert_success
 }
 
+@test "a GFA graph read and written again is the same file" {
+    # reads with errors and a low threshold: a branchy graph, links between all orientations
+    $REF sim --seed 9 --periods 3,11,60 --unique 3000 --errors 0.01 "$T/sim"
+    seqgpu scc -q -c 2 --write-graph "$T/whole.gfa" -p "$T/o" "$T/sim.reads.fq"
+    for o in "+ +" "+ -" "- +" "- -"; do
+        awk -v o="$o" '$1 == "L" && $3 " " $5 == o {f = 1} END {exit !f}' "$T/whole.gfa" || fail "no $o link"
+    done
+    seqgpu scc -q --write-graph "$T/again.gfa" -p "$T/g" "$T/whole.gfa"
+    cmp -s "$T/whole.gfa" "$T/again.gfa" || fail "$(diff "$T/whole.gfa" "$T/again.gfa" | head -5)"
+}
+
 @test "bad graph inputs are named with their line" {
     printf 'S\ta\tACGT\nL\ta\t+\tb\t+\t3M\n' > "$T/bad.gfa"
     run seqgpu scc "$T/bad.gfa"

@@ -40,7 +40,8 @@ backend_absent() {
         *) echo "this seqgpu was built without $1" && return 0 ;;
     esac
     case $1 in
-        cuda) ls /dev/nvidia[0-9]* >/dev/null 2>&1 || { echo "no NVIDIA GPU here (no /dev/nvidia*)" && return 0; } ;;
+        cuda) { ls /dev/nvidia[0-9]* || nvidia-smi -L | grep -q '^GPU'; } >/dev/null 2>&1 ||
+            { echo "no NVIDIA GPU here (no /dev/nvidia*, none in nvidia-smi -L)" && return 0; } ;;
         opencl) ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || { echo "no OpenCL platform here (no ICD in /etc/OpenCL/vendors)" && return 0; } ;;
     esac
     return 1
