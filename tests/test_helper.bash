@@ -4,7 +4,8 @@ bats_load_library bats-assert
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 SEQGPU=${SEQGPU:-$ROOT/bin/seqgpu}
-BUILD_DIR=$ROOT/${BUILD:-build}
+BUILD_DIR=${BUILD:-build}
+case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
 # Debian's python3 (with python3-scipy) rather than another on the PATH
 if [ -x /usr/bin/python3 ]; then python3() { /usr/bin/python3 "$@"; }; fi
 REF="python3 $ROOT/tests/reference.py"
