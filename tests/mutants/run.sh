@@ -37,7 +37,8 @@ for p in $patches; do
     m=$work/$name
     rm -rf "$m"
     cp -a "$work/base" "$m"
-    if ! patch -d "$m" -p1 -s --no-backup-if-mismatch < "$p" > "$work/$name.log" 2>&1; then
+    # no fuzz: a patch whose context moved must be regenerated, not guessed into place
+    if ! patch -d "$m" -p1 -s -F0 --no-backup-if-mismatch < "$p" > "$work/$name.log" 2>&1; then
         echo "BROKEN    $name: the patch no longer applies ($work/$name.log); regenerate it"
         broken=$((broken + 1))
         continue
