@@ -4,6 +4,7 @@
 #   make check      the tests once, on the normal build
 #   make asan / ubsan   sanitizer builds in build/asan, build/ubsan
 #   make fuzz       libFuzzer runs (FUZZ_SECONDS each, default 60)
+#   make mutants    the mutation check of the tests (tests/mutants/, docs/testing.md)
 #   make demo       run examples/demo.sh     make bench   bench/ side by side with peers
 #   make install    PREFIX=/usr/local DESTDIR=
 
@@ -59,7 +60,7 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test check asan ubsan test-asan test-ubsan fuzz fuzz-ci fuzz-build demo bench install clean deps test-deps units FORCE
+.PHONY: all test check asan ubsan test-asan test-ubsan fuzz fuzz-ci fuzz-build demo bench install clean deps test-deps units mutants FORCE
 all: $(BIN)/seqgpu
 
 $(BIN)/seqgpu: $(CLI_OBJ) $(BUILD)/libseqgpu.a
@@ -97,7 +98,7 @@ $(BUILD)/cuda/%.o: cuda/%.cu $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -std=c++17 $(NVCC_ARCH) -MMD -MP -MF $(@:.o=.d) -MT $@ -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libseqgpu.a
+$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/libseqgpu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libseqgpu.a $(SG_LIBS)
 
@@ -123,21 +124,23 @@ deps:
 test-deps:
 	@sh .ci/deps test
 
-# the last line is the total over all runs: "N passed, N failed"
+# the last line is the total over all runs: "N passed, N failed, N skipped"
 TALLY := $(CURDIR)/build/test-tally
 test: test-deps
 	@mkdir -p build && : > $(TALLY)
 	@st=0; for t in check test-asan test-ubsan fuzz-ci; do \
 	    SEQGPU_TALLY=$(TALLY) $(MAKE) --no-print-directory $$t || st=1; \
 	done; \
-	awk '{p += $$1; f += $$2} END {printf "%d passed, %d failed\n", p, f}' $(TALLY); \
+	awk '{p += $$1; f += $$2; s += $$3} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}' $(TALLY); \
 	exit $$st
 
+# TESTS="unit_scc_gpu find_gpu ..." runs only those suites
 check:
 	@$(MAKE) --no-print-directory all units
-	@BUILD=$(BUILD) SEQGPU=$(CURDIR)/$(BIN)/seqgpu sh tests/run.sh
+	@BUILD=$(BUILD) SEQGPU=$(CURDIR)/$(BIN)/seqgpu sh tests/run.sh $(TESTS)
 
-units: $(UNIT_BIN)
+# the unit tests, and the graph generator scc_gpu.bats feeds to auto
+units: $(UNIT_BIN) $(BUILD)/bench/gen_graph
 
 # Sanitizer builds: CUDA off (ASan and the static CUDA runtime do not mix).
 SAN_FLAGS = -O1 -g -fno-omit-frame-pointer
@@ -152,11 +155,16 @@ test-asan: asan
 	@echo "# under AddressSanitizer and LeakSanitizer"
 	@BUILD=build/asan SEQGPU=$(CURDIR)/build/asan/bin/seqgpu SEQGPU_SANITIZER=asan \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
-	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 sh tests/run.sh
+	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 sh tests/run.sh $(TESTS)
 test-ubsan: ubsan
 	@echo "# under UndefinedBehaviorSanitizer"
 	@BUILD=build/ubsan SEQGPU=$(CURDIR)/build/ubsan/bin/seqgpu SEQGPU_SANITIZER=ubsan \
-	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh
+	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh $(TESTS)
+
+# The mutation check: each tests/mutants/*.patch built and tested on a copy
+# of the tree (MUTANTS="name ..." for some). Long, so not part of make test.
+mutants:
+	@sh tests/mutants/run.sh $(MUTANTS)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -181,23 +189,33 @@ fuzz-build:
 	@$(MAKE) --no-print-directory BUILD=build/fuzz BIN=build/fuzz/bin CC=$(FUZZ_CC) CUDA=0 OPENCL=0 \
 	    CFLAGS="-g -O1 $(FUZZ_SAN)" LDFLAGS="$(LDFLAGS) -fsanitize=address,undefined" \
 	    $(FUZZERS:%=build/fuzz/fuzz_%)
+# Each run is one test: "ok" when the harness exits 0 (no crash, no failed
+# check, no timeout), and its line goes to SEQGPU_TALLY as "passed failed skipped".
+FUZZ_TALLY = { [ -z "$$SEQGPU_TALLY" ] || echo "$$t" >> "$$SEQGPU_TALLY"; }
 fuzz: fuzz-build
-	@for f in $(FUZZERS); do \
+	@st=0; for f in $(FUZZERS); do \
 	    mkdir -p build/fuzz/corpus_$$f; \
 	    echo "# fuzz_$$f for $(FUZZ_SECONDS) s"; \
 	    build/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-	        -artifact_prefix=build/fuzz/crash-$$f- build/fuzz/corpus_$$f tests/fuzz/corpus/$$f 2>&1 | \
-	        grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|INFO: Running with|ERROR)" ; \
-	    if ls build/fuzz/crash-$$f-* >/dev/null 2>&1; then \
-	        echo "not ok - fuzz_$$f: crash inputs in build/fuzz/"; [ -n "$$SEQGPU_TALLY" ] && echo "0 1" >> "$$SEQGPU_TALLY"; exit 1; \
-	    fi; \
-	    echo "ok - fuzz_$$f"; [ -n "$$SEQGPU_TALLY" ] && echo "1 0" >> "$$SEQGPU_TALLY"; \
-	done; true
+	        -artifact_prefix=build/fuzz/crash-$$f- build/fuzz/corpus_$$f tests/fuzz/corpus/$$f > build/fuzz/fuzz_$$f.log 2>&1; \
+	    r=$$?; \
+	    grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|INFO: Running with|ERROR|  check failed)" build/fuzz/fuzz_$$f.log; \
+	    if [ $$r -eq 0 ]; then echo "ok - fuzz_$$f"; t="1 0 0"; \
+	    else echo "not ok - fuzz_$$f: exit status $$r (build/fuzz/fuzz_$$f.log; crash inputs in build/fuzz/)"; t="0 1 0"; st=1; fi; \
+	    $(FUZZ_TALLY); \
+	done; exit $$st
+# the regression inputs (one per bug found) replayed, then a few seconds of fuzzing
 fuzz-ci: fuzz-build
-	@for f in $(FUZZERS); do \
-	    if [ -d tests/fuzz/regressions/$$f ]; then build/fuzz/fuzz_$$f tests/fuzz/regressions/$$f/* >/dev/null 2>&1 || \
-	        { echo "not ok - fuzz_$$f: a regression input fails again"; [ -n "$$SEQGPU_TALLY" ] && echo "0 1" >> "$$SEQGPU_TALLY"; exit 1; }; fi; \
-	done
+	@st=0; for f in $(FUZZERS); do \
+	    [ -d tests/fuzz/regressions/$$f ] || continue; \
+	    if build/fuzz/fuzz_$$f tests/fuzz/regressions/$$f/* > build/fuzz/regressions_$$f.log 2>&1; then \
+	        echo "ok - fuzz_$$f: $$(ls tests/fuzz/regressions/$$f | wc -l) regression inputs"; t="1 0 0"; \
+	    else \
+	        grep -E "^(==|SUMMARY|Running|  check failed)" build/fuzz/regressions_$$f.log; \
+	        echo "not ok - fuzz_$$f: a regression input fails again (build/fuzz/regressions_$$f.log)"; t="0 1 0"; st=1; \
+	    fi; \
+	    $(FUZZ_TALLY); \
+	done; exit $$st
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-5}
 
 install: all

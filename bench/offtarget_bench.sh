@@ -48,7 +48,7 @@ echo "# genome $SIZE ($(du -m "$genome" | cut -f1) MB, page cache), random 20-nt
 echo
 printf '| guides | mismatches | tool | time (s) | peak RSS (MB) | sites | Cas-OFFinder / tool |\n|---|---|---|---|---|---|---|\n'
 for n in $GUIDES; do
-    awk -v n="$n" 'BEGIN { srand(n); for (i = 0; i < n; i++) { s = ""; for (j = 0; j < 20; j++)
+    [ -s "$BENCH_DIR/guides_$n.tsv" ] || awk -v n="$n" 'BEGIN { srand(n); for (i = 0; i < n; i++) { s = ""; for (j = 0; j < 20; j++)
         s = s substr("ACGT", int(rand() * 4) + 1, 1); printf "g%d\t%s\n", i, s } }' > "$BENCH_DIR/guides_$n.tsv"
     for m in $LIMITS; do
         case=g${n}_m$m

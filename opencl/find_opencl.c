@@ -47,6 +47,8 @@ typedef struct {
     cl_command_queue queue;
     cl_kernel k_ranges, k_qgram, k_mismatch;
     cl_mem text, hits, count;
+    cl_mem stage;             /* pinned (host-allocated) staging for the text, mapped at host */
+    char *host;
     size_t hits_cap;
     int busy;
 } slot_t;
@@ -67,7 +69,6 @@ typedef struct {
     int n_slot;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    char *pad;            /* PAD separator bytes, written after each window's text */
     int cached;           /* the program came from the cache */
     uint64_t windows, rescans;
 } ocl_t;
@@ -337,8 +338,14 @@ static int slot_init(ocl_t *st, slot_t *s, device_t *d, char *err, size_t errsz)
     CK(e, "clCreateKernel (find_qgram)");
     s->k_mismatch = clCreateKernel(st->prog, "find_mismatch", &e);
     CK(e, "clCreateKernel (find_mismatch)");
-    s->text = clCreateBuffer(st->ctx, CL_MEM_READ_ONLY, text_bytes(st->window, st->overlap), NULL, &e);
+    size_t bytes = text_bytes(st->window, st->overlap);
+    s->text = clCreateBuffer(st->ctx, CL_MEM_READ_ONLY, bytes, NULL, &e);
     CK(e, "clCreateBuffer (text)");
+    /* copies from pageable memory go through a bounce buffer of the driver's: stage in pinned memory */
+    s->stage = clCreateBuffer(st->ctx, CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
+    CK(e, "clCreateBuffer (staging)");
+    s->host = clEnqueueMapBuffer(s->queue, s->stage, CL_TRUE, CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &e);
+    CK(e, "clEnqueueMapBuffer (staging)");
     s->count = clCreateBuffer(st->ctx, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &e);
     CK(e, "clCreateBuffer (counter)");
     return grow_hits(st, s, st->window / 64 + 4096, err, errsz);
@@ -429,9 +436,11 @@ static int scan_window(ocl_t *st, slot_t *s, const sg_chunk_t *c, size_t a, size
 {
     size_t text = c->len + c->ov - a;
     if (text > n + st->overlap) text = n + st->overlap;
-    /* the text, then separators (never bases) up to the end of what a kernel reads */
-    CK(clEnqueueWriteBuffer(s->queue, s->text, CL_FALSE, 0, text, c->seq + a, 0, NULL, NULL), "copying text");
-    CK(clEnqueueWriteBuffer(s->queue, s->text, CL_FALSE, text, PAD, st->pad, 0, NULL, NULL), "copying text");
+    /* the text, then separators (never bases) up to the end of what a kernel reads; the
+     * staging buffer is free again: the last window's hits were read with a blocking call */
+    memcpy(s->host, c->seq + a, text);
+    memset(s->host + text, SG_SEP, PAD);
+    CK(clEnqueueWriteBuffer(s->queue, s->text, CL_FALSE, 0, text + PAD, s->host, 0, NULL, NULL), "copying text");
     cl_uint found;
     int rescans = 0;
     for (;;) {
@@ -497,12 +506,16 @@ static void ocl_destroy(sg_backend_t *be)
     ocl_t *st = be->priv;
     for (int i = 0; i < st->n_slot; i++) {
         slot_t *s = &st->slot[i];
+        if (s->host) {
+            clEnqueueUnmapMemObject(s->queue, s->stage, s->host, 0, NULL, NULL);
+            clFinish(s->queue);
+        }
         if (s->queue) clReleaseCommandQueue(s->queue);
         if (s->k_ranges) clReleaseKernel(s->k_ranges);
         if (s->k_qgram) clReleaseKernel(s->k_qgram);
         if (s->k_mismatch) clReleaseKernel(s->k_mismatch);
-        cl_mem m[] = {s->text, s->hits, s->count};
-        for (int j = 0; j < 3; j++)
+        cl_mem m[] = {s->text, s->hits, s->count, s->stage};
+        for (int j = 0; j < 4; j++)
             if (m[j]) clReleaseMemObject(m[j]);
     }
     for (int i = 0; i < st->n_dev; i++) {
@@ -517,7 +530,6 @@ static void ocl_destroy(sg_backend_t *be)
     sg_plan_free(&st->plan);
     pthread_mutex_destroy(&st->mu);
     pthread_cond_destroy(&st->cv);
-    free(st->pad);
     free(st->slot);
     free(st);
     free(be);
@@ -601,8 +613,6 @@ int sg_backend_opencl(const sg_backend_opts_t *o, sg_backend_t **out, char *err,
     st->fold = o->skip_masked ? 0xff : 0xdf;
     st->overlap = o->motifs->max_len ? o->motifs->max_len - 1 : 0;
     for (int i = 0; i < o->motifs->n_pat; i++) st->masks_len += o->motifs->pat[i].len;
-    st->pad = sg_malloc(PAD);
-    memset(st->pad, SG_SEP, PAD);
     pthread_mutex_init(&st->mu, NULL);
     pthread_cond_init(&st->cv, NULL);
     sg_backend_t *be = sg_calloc(1, sizeof *be);

@@ -365,32 +365,43 @@ int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, s
 }
 
 /* ---- costs, for the backend planner ----
- * Calibrated with --stats (scan thread-seconds, kernel seconds) on
- * bench/gen_genome.c genomes: the 2-core VM (AMD EPYC, AVX-512) and the
- * 16-core H200 host (Intel Xeon), where the cpu kernels ran up to 2x slower
- * per thread; the figures here are the host's, as that is where the choice
- * matters. Units: seconds per 1e9 bases. */
+ * Fitted to --stats figures (scan thread-seconds; kernel event seconds) on
+ * the 16-core H200 host (Intel Xeon, AVX-512), 3.1 Gb bench/gen_genome.c
+ * genome, 2026-11-30: bench/results/h200-2026-11-30-gpu.md. The 2-core VM
+ * (AMD EPYC) runs the cpu kernels up to 2x faster per thread; the figures
+ * are the GPU host's, as that is where the choice matters. Units: seconds
+ * per 1e9 text bases. */
 #define COST_SUNDAY 6.0        /* per pattern */
-#define COST_VECTOR 0.25       /* per pattern */
-#define COST_QGRAM 2.0         /* per unit of qgram_cost() */
-#define COST_MM_GROUP 1.0      /* a PAM group: bitmaps and the PAM check */
-#define COST_MM_WINDOW 1.3     /* per window that passes, cut out of the bitmaps */
-#define COST_MM_VECTOR 1.1     /* per window and vector of patterns compared */
-#define COST_MM_LONG 0.6       /* per window and pattern of more than 32 bases */
-#define GPU_EXACT 0.002        /* per pattern of the bitmap kernel (~450 GB/s of text for one motif) */
-#define GPU_QGRAM 0.02         /* the q-gram kernel (~54 GB/s) */
-#define GPU_MM_PAIR 0.8e-12    /* per window-pattern pair of the mismatch kernel (3.1 Gb, 1000 guides: 0.32 s) */
-#define GPU_MM_LONG 8e-12      /* ... of a pattern of more than 32 bases (one thread per window) */
+#define COST_VECTOR 0.26       /* per pattern (one 8-mer, both strands: 0.53) */
+#define COST_QGRAM_PASS 2.6    /* the rolling pass (1000 20-mers: 2.83) */
+#define COST_QGRAM_CAND 117    /* per unit of q-grams indexed / 4^q (1000 IUPAC 18-mers: 12.7) */
+#define COST_MM_GROUP 1.2      /* a PAM group: bitmaps and the PAM check */
+#define COST_MM_WINDOW 1.5     /* per window that passes, cut out of the bitmaps */
+#define COST_MM_VECTOR 2.1     /* per window and vector of patterns (10 guides: 2.88; 1000: 19.0) */
+#define COST_MM_LONG 1.2       /* per window and pattern of more than 32 bases */
+#define GPU_EXACT 0.0011       /* per pattern of the bitmap kernel (one 8-mer: 442 GB/s of text) */
+#define GPU_QGRAM_PASS 0.0165  /* the q-gram kernel's pass */
+#define GPU_QGRAM_CAND 1.07    /* ... per unit of q-grams indexed / 4^q */
+#define GPU_MM_GROUP 0.0034    /* a PAM group of the mismatch kernel (10 guides: 0.021 s) */
+#define GPU_MM_PAIR 1.25e-12   /* per window-pattern pair (1000 guides, <= 4 mismatches: 0.50 s) */
+#define GPU_MM_LONG 1.2e-11    /* ... of a pattern of more than 32 bases (one thread per window) */
+
+/* q-grams indexed / 4^q, and the bit table's misses past L2 */
+static void qgram_load(const sg_qgram_t *qg, double *cand, double *miss)
+{
+    sg_qgram_view_t v;
+    sg_qgram_view(qg, &v);
+    *cand = (double)v.n_ent / (double)(1ull << (2 * v.q));
+    *miss = v.q >= 11 ? 0.5 * (v.q - 10) : 0;
+}
 
 double sg_plan_cpu_cost(const sg_plan_t *p, const sg_motif_set_t *ms)
 {
     (void)ms;
-    double c = COST_SUNDAY * p->n_sunday + COST_VECTOR * p->n_vector;
+    double c = COST_SUNDAY * p->n_sunday + COST_VECTOR * p->n_vector, cand, miss;
     if (p->qgram) {
-        sg_qgram_view_t v;
-        sg_qgram_view(p->qgram, &v);
-        double miss = v.q >= 11 ? 0.5 * (v.q - 10) : 0;
-        c += COST_QGRAM * (1.0 + miss + 10.0 * (double)v.n_ent / (double)(1ull << (2 * v.q)));
+        qgram_load(p->qgram, &cand, &miss);
+        c += COST_QGRAM_PASS * (1 + miss) + COST_QGRAM_CAND * cand;
     }
     for (int g = 0; p->mm && g < sg_mm_n_groups(p->mm); g++) {
         sg_mm_group_view_t v;
@@ -406,11 +417,15 @@ double sg_plan_cpu_cost(const sg_plan_t *p, const sg_motif_set_t *ms)
 double sg_plan_gpu_cost(const sg_plan_t *p, const sg_motif_set_t *ms)
 {
     (void)ms;
-    double c = GPU_EXACT * (p->n_vector + p->n_sunday) + (p->qgram ? GPU_QGRAM : 0);
+    double c = GPU_EXACT * (p->n_vector + p->n_sunday), cand, miss;
+    if (p->qgram) {
+        qgram_load(p->qgram, &cand, &miss);
+        c += GPU_QGRAM_PASS + GPU_QGRAM_CAND * cand;
+    }
     for (int g = 0; p->mm && g < sg_mm_n_groups(p->mm); g++) {
         sg_mm_group_view_t v;
         sg_mm_group(p->mm, g, &v);
-        c += 1e9 * sg_mm_pass_rate(&v) * v.n_pat * (v.p32 ? GPU_MM_PAIR : GPU_MM_LONG);
+        c += GPU_MM_GROUP + 1e9 * sg_mm_pass_rate(&v) * v.n_pat * (v.p32 ? GPU_MM_PAIR : GPU_MM_LONG);
     }
     return c;
 }

@@ -19,7 +19,7 @@ built_with() { seqgpu version | grep -q "^backends:.*\b$1\b"; }
     run seqgpu find -v -q -m ACGT "$T/g.fa"
     assert_success
     refute_output --partial "auto:"
-    if ! have_cuda; then
+    if backend_absent cuda > /dev/null; then
         run seqgpu find -v -m ACGT "$T/g.fa"
         assert_output --regexp "auto: cpu \((no CUDA device|built without cuda)\)"
         refute_output --partial "warning"
@@ -45,7 +45,7 @@ built_with() { seqgpu version | grep -q "^backends:.*\b$1\b"; }
 }
 
 @test "opencl: built programs are cached per device and driver; a bad cache file is rebuilt" {
-    have_opencl || skip "no OpenCL platform with a device"
+    use_backend opencl
     printf '>a\nACGTACGTTGCAAACGTT\n' > "$T/g.fa"
     export XDG_CACHE_HOME=$T/cache
     for want in false true; do

@@ -1,22 +1,36 @@
 #!/usr/bin/env bats
 # bats file_tags=gpu
-# The CUDA backend gives the cpu backend's bytes: random genomes and motifs
-# through every kernel, tiny and large chunks, hit-buffer overflow, device
-# memory limits and device faults. Skipped without a usable CUDA device.
+# The CUDA backend gives the reference's and the cpu backend's bytes:
+# random genomes and motifs through every kernel, tiny and large chunks,
+# hit-buffer overflow, device memory limits and device faults. Skipped only
+# where there is no NVIDIA GPU (or no CUDA in the build) and SEQGPU_REQUIRE
+# does not name cuda; a device that is there but does not start fails.
 
 load test_helper
 
 setup() {
     T=$BATS_TEST_TMPDIR
-    have_cuda || skip "no usable CUDA device"
+    use_backend cuda
 }
 
+@test "gpu: palindromes, IUPAC, both strands and chunk seams against the reference, every kernel" {
+    reference_check cuda sunday vector qgram auto
+}
 
-@test "gpu: auto picks cuda and names the device in --stats" {
-    run seqgpu find -q -m GAATTC --stats "$T/s.json" "$LAMBDA"
+# mismatch search of many guides: compute-bound, the planner's case for the GPU
+# (SEQGPU_PLAN_BASES has it plan for a genome rather than the test's few kilobases)
+heavy_guides() { $REF motifs --seed 3 -n 200 --min-len 20 --max-len 20 > "$T/guides.tsv"; }
+
+@test "gpu: auto takes cuda for compute-bound work and cpu for memory-bound work, and says why" {
+    heavy_guides
+    SEQGPU_PLAN_BASES=1e10 run seqgpu find -q -f "$T/guides.tsv" -M 3 --pam NGG --stats "$T/s.json" "$LAMBDA"
     assert_success
-    run python3 -c "import json; s=json.load(open('$T/s.json')); print(s['backend'], s['device']['windows'] >= 1)"
-    assert_output "cuda True"
+    run python3 -c "import json; s=json.load(open('$T/s.json')); print(s['backend'], s['device']['windows'] >= 1, s['backend_choice'][:11])"
+    assert_output "cuda True auto: cuda "
+    SEQGPU_PLAN_BASES=1e10 run seqgpu find -q -m GAATTC --stats "$T/s.json" "$LAMBDA"
+    assert_success
+    run python3 -c "import json; s=json.load(open('$T/s.json')); print(s['backend'], s['backend_choice'][:10])"
+    assert_output "cpu auto: cpu "
 }
 
 @test "gpu: random genomes and IUPAC motifs, every kernel, every format, against the reference" {
@@ -75,20 +89,24 @@ print('>one'); print(''.join(random.choice('ACGTacgtN') for _ in range(2000000))
     SEQGPU_CUDA_MEM_LIMIT=1M run seqgpu find -b cuda -m GAATTC "$LAMBDA"
     assert_failure 3
     assert_output --partial "too little for"
-    SEQGPU_CUDA_MEM_LIMIT=1M run seqgpu find -m GAATTC "$LAMBDA"
+    heavy_guides
+    seqgpu find -q -b cpu -f "$T/guides.tsv" -M 3 --pam NGG "$LAMBDA" > "$T/cpu"
+    SEQGPU_PLAN_BASES=1e10 SEQGPU_CUDA_MEM_LIMIT=1M run seqgpu find -f "$T/guides.tsv" -M 3 --pam NGG -o "$T/auto" "$LAMBDA"
     assert_success
     assert_output --partial "using the cpu backend"
+    cmp -s "$T/cpu" "$T/auto" || fail "the cpu's output differs after the fallback"
 }
 
 @test "gpu: a kernel fault stops -b cuda (exit 3); under auto the cpu finishes the run" {
     $REF gen --seed 13 --records 50 --max-len 20000 > "$T/g.fa"
     printf 'e\tGAATTC\nb\tGGTCTC\n' > "$T/m.tsv"
-    seqgpu find -q -b cpu -f "$T/m.tsv" "$T/g.fa" > "$T/cpu"
-    SEQGPU_CUDA_FAULT=3 run seqgpu find -q -b cuda --chunk-size 64K -f "$T/m.tsv" -o "$T/out.bed" "$T/g.fa"
+    seqgpu find -q -b cpu -f "$T/m.tsv" -M 1 --pam NGG "$T/g.fa" > "$T/cpu"
+    SEQGPU_CUDA_FAULT=3 run seqgpu find -q -b cuda --chunk-size 64K -f "$T/m.tsv" -M 1 --pam NGG -o "$T/out.bed" "$T/g.fa"
     assert_failure 3
     assert_output --partial "CUDA device 0"
     [ ! -e "$T/out.bed" ]
-    SEQGPU_CUDA_FAULT=3 run seqgpu find -q --chunk-size 64K -f "$T/m.tsv" -o "$T/out.bed" "$T/g.fa"
+    SEQGPU_PLAN_BASES=1e11 SEQGPU_CUDA_FAULT=3 run seqgpu find -q --chunk-size 64K -f "$T/m.tsv" -M 1 --pam NGG \
+        -o "$T/out.bed" "$T/g.fa"
     assert_success
     assert_output --partial "the cpu backend scans the rest"
     cmp -s "$T/cpu" "$T/out.bed"

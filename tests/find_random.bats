@@ -25,6 +25,10 @@ compare() {
     fi
 }
 
+@test "cpu: palindromes, IUPAC, both strands and chunk seams against the reference, every kernel" {
+    reference_check cpu sunday vector qgram auto
+}
+
 @test "random genomes, few exact motifs, bed, every thread count and tiny chunks" {
     for seed in 1 2 3 4; do
         $REF gen --seed $seed --records 30 --max-len 3000 --plant ACGTTGCA,GAATTC > "$T/g.fa"

@@ -1,7 +1,8 @@
 /* Inputs for the graph-build tests (unit_kmer_order.c, unit_kmer_gpu.c):
  * random genomes with planted tandem repeats, reads from them with errors,
  * N bases and lowercase, cut into chunks the way the pipeline hands them
- * over; and a byte-for-byte comparison of two graphs. */
+ * over; a byte-for-byte comparison of two graphs; and a brute-force check
+ * of a graph's k-mers and counts against the chunks. */
 #ifndef SG_KMER_FIXTURE_H
 #define SG_KMER_FIXTURE_H
 
@@ -115,6 +116,100 @@ static int same_graph(const sg_graph_t *a, const sg_graph_t *b, char *why, size_
         if (a->adj[i] != b->adj[i] || a->ovl[i] != b->ovl[i]) DIFF("edge %llu differs", (unsigned long long)i);
     return 1;
 #undef DIFF
+}
+
+/* ---- brute force: canonical k-mers as strings, sorted and counted ---- */
+
+typedef struct {
+    char s[64]; /* the canonical k-mer, upper case, NUL-padded */
+    uint32_t count;
+    int used;
+} bkmer_t;
+
+static inline int bkmer_cmp(const void *a, const void *b) { return strcmp(((const bkmer_t *)a)->s, ((const bkmer_t *)b)->s); }
+
+/* The canonical form of the k bases at s (upper case ACGT only) into out;
+ * the reverse complement by its own table, not the code under test. */
+static inline void brute_canonical(const char *s, int k, char *out)
+{
+    char f[64], r[64];
+    for (int j = 0; j < k; j++) {
+        f[j] = (char)(s[j] & ~0x20);
+        r[k - 1 - j] = "TGCA"[strchr("ACGT", f[j]) - "ACGT"];
+    }
+    f[k] = r[k] = 0;
+    strcpy(out, strcmp(f, r) <= 0 ? f : r);
+}
+
+/* Every k-mer starting at an owned base of a chunk (windows of A/C/G/T in
+ * either case, none across a separator), counted; *n distinct, sorted. */
+static inline bkmer_t *brute_count(const chunks_t *cs, int k, size_t *n)
+{
+    size_t m = 0, cap = 1024;
+    bkmer_t *all = malloc(cap * sizeof *all);
+    for (int i = 0; i < cs->n; i++) {
+        const sg_chunk_t *c = cs->c[i];
+        for (size_t a = 0; a < c->len && a + k <= c->len + c->ov; a++) {
+            int ok = 1;
+            for (int j = 0; j < k && ok; j++) ok = c->seq[a + j] && strchr("ACGTacgt", c->seq[a + j]) != NULL;
+            if (!ok) continue;
+            if (m == cap) all = realloc(all, (cap *= 2) * sizeof *all);
+            memset(&all[m], 0, sizeof *all);
+            brute_canonical(c->seq + a, k, all[m++].s);
+        }
+    }
+    if (m) qsort(all, m, sizeof *all, bkmer_cmp);
+    size_t d = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (d && !strcmp(all[d - 1].s, all[i].s)) {
+            all[d - 1].count++;
+            continue;
+        }
+        all[d] = all[i];
+        all[d++].count = 1;
+    }
+    *n = d;
+    return all;
+}
+
+/* Whether g's unitigs hold each k-mer of the chunks seen >= min times exactly
+ * once, and nothing else, with each unitig's k-mer number and count sum
+ * right; the first difference goes to why. */
+static inline int brute_graph_right(const chunks_t *cs, int k, uint32_t min, const sg_graph_t *g, char *why, size_t whysz)
+{
+    size_t n;
+    bkmer_t *want = brute_count(cs, k, &n);
+    bkmer_t key;
+    int ok = 1;
+    for (uint32_t u = 0; u < g->n && ok; u++) {
+        const char *seq = g->seq + g->seq_off[u];
+        uint64_t len = sg_graph_len(g, u), windows = len >= (uint64_t)k ? len - k + 1 : 0;
+        double sum = 0;
+        for (uint64_t j = 0; j < windows && ok; j++) {
+            brute_canonical(seq + j, k, key.s);
+            bkmer_t *x = n ? bsearch(&key, want, n, sizeof *want, bkmer_cmp) : NULL;
+            if (!x || x->count < min || x->used) {
+                snprintf(why, whysz, "unitig %u holds %s, %s", u, key.s,
+                         !x ? "never seen" : x->used ? "a second time" : "seen too few times");
+                ok = 0;
+            } else {
+                x->used = 1;
+                sum += x->count;
+            }
+        }
+        if (ok && (g->kmers[u] != windows || g->count_sum[u] != sum)) {
+            snprintf(why, whysz, "unitig %u: %llu k-mers, count sum %.0f; brute force %llu, %.0f", u,
+                     (unsigned long long)g->kmers[u], g->count_sum[u], (unsigned long long)windows, sum);
+            ok = 0;
+        }
+    }
+    for (size_t i = 0; i < n && ok; i++)
+        if (want[i].count >= min && !want[i].used) {
+            snprintf(why, whysz, "%s, seen %u times, is in no unitig", want[i].s, want[i].count);
+            ok = 0;
+        }
+    free(want);
+    return ok;
 }
 
 #endif

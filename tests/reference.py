@@ -5,6 +5,7 @@
   reference.py find [options] MOTIFS IN...   brute-force `seqgpu find` (bed, tsv, count)
   reference.py motifs [options]              random IUPAC motifs as "name<TAB>motif" lines
   reference.py sim [options] PREFIX          genome with planted tandem arrays, and reads of it
+  reference.py revcomp MOTIF                 the reverse complement of an IUPAC motif
 """
 import argparse
 import gzip
@@ -259,6 +260,8 @@ def main():
     m.add_argument('--min-len', type=int, default=3)
     m.add_argument('--max-len', type=int, default=12)
     m.add_argument('--iupac', action='store_true')
+    r = sub.add_parser('revcomp')
+    r.add_argument('motif')
     t = sub.add_parser('sim')
     t.add_argument('--seed', type=int, default=1)
     t.add_argument('--periods', default='1,2,7,31,171')
@@ -270,6 +273,9 @@ def main():
     t.add_argument('--errors', type=float, default=0.005)
     t.add_argument('prefix')
     a = ap.parse_args()
+    if a.cmd == 'revcomp':
+        print(revcomp(a.motif))
+        return
     {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim}[a.cmd](a)
 
 

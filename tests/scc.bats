@@ -54,11 +54,18 @@ units_of() { awk -F'\t' 'NR > 1 {print $8}' "$1" | sort; }
     cmp -s "$T/want" "$T/got" || fail "units differ: $(diff "$T/want" "$T/got")"
     run awk -F'\t' 'NR > 1 && ($2 != "tandem" || $5 != length($8)) {print}' "$T/out.repeats.tsv"
     assert_output ""
+    # coverage: 30x reads of 150 bp, k 31, 0.5% errors: 30*120/150*0.995**31 = 20.5 k-mers,
+    # near the main peak of the histogram: within half a bin of the truth (a peak taken one
+    # bin off is not), which sets the threshold;
     # copies: the arrays hold 20 or more copies; the estimate is within 25%
     run python3 -c "
-import json
+import json, math
 s = json.load(open('$T/s.json'))
-assert 18 <= s['coverage'] <= 23, s['coverage']  # 30x reads of 150 bp, k 31, 0.5% errors: 30*120/150*0.995**31 = 20.5
+h = s['histogram']
+trough = next(c for c in range(2, len(h) - 1) if h[c] < h[c - 1] and h[c] <= h[c + 1])
+peak = max(range(trough, len(h) - 1), key=lambda c: h[c])
+assert abs(s['coverage'] - 20.5) <= 0.5 and abs(s['coverage'] - peak) <= 1, (s['coverage'], peak)
+assert s['threshold'] == max(2, math.ceil(3 * s['coverage'] - 1e-9)), s['threshold']
 for l in open('$T/out.repeats.tsv').read().split('\n')[1:]:
     if l:
         f = l.split('\t'); p = int(f[4]); c = float(f[6])
@@ -68,16 +75,41 @@ print('ok')"
     assert_output "ok"
 }
 
-@test "every k from 11 to 63 finds the same units; reads from stdin, gzip" {
+@test "k 11, 13, 21, 31, 33, 45 and 63 (both k-mer word widths and their edges) find the same units; stdin, gzip" {
     $REF sim --seed 5 --periods 4,17,90 --unique 10000 "$T/sim"
     sort "$T/sim.units.txt" > "$T/want"
-    for k in 21 33 63; do
+    for k in 11 13 21 31 33 45 63; do
         seqgpu scc -q -k $k -p "$T/o$k" "$T/sim.reads.fq"
         units_of "$T/o$k.repeats.tsv" | cmp -s "$T/want" - || fail "k=$k: $(units_of "$T/o$k.repeats.tsv")"
     done
     gzip -c "$T/sim.reads.fq" > "$T/r.fq.gz"
     seqgpu scc -q -p "$T/gz" - < "$T/r.fq.gz"
     units_of "$T/gz.repeats.tsv" | cmp -s "$T/want" - || fail "stdin gzip"
+}
+
+@test "k-mer counts and histogram equal a brute-force count of the reads" {
+    $REF sim --seed 8 --periods 5,40 --unique 3000 --errors 0.01 "$T/sim"
+    for k in 11 31 45; do
+        seqgpu scc -q -k $k -c 2 --stats "$T/s.json" -p "$T/o" "$T/sim.reads.fq"
+        run python3 - "$T/sim.reads.fq" "$T/s.json" $k <<'PY'
+import collections, json, re, sys
+reads, stats, k = sys.argv[1], json.load(open(sys.argv[2])), int(sys.argv[3])
+comp = str.maketrans('ACGT', 'TGCA')
+count = collections.Counter()
+for i, line in enumerate(open(reads)):
+    if i % 4 == 1:
+        for run in re.findall('[ACGT]+', line.upper()):
+            for j in range(len(run) - k + 1):
+                f = run[j:j + k]
+                count[min(f, f[::-1].translate(comp))] += 1
+hist = [0] * len(stats['histogram'])
+for c in count.values():
+    hist[min(c, len(hist) - 1)] += 1
+print(stats['kmers'] == sum(count.values()), stats['distinct_kmers'] == len(count), stats['histogram'] == hist)
+PY
+        assert_success
+        assert_output "True True True"
+    done
 }
 
 @test "the output files: GFA with S lines first and each link once, components, units" {
@@ -104,7 +136,7 @@ print('ok')"
 }
 
 @test "unitigs equal bcalm's with the same k and abundance threshold" {
-    command -v bcalm >/dev/null || skip "bcalm is not installed"
+    need bcalm
     zcat "$ROOT/examples/lambda_reads.fq.gz" > "$T/r.fq"
     for spec in "31 2" "21 2" "45 1"; do
         set -- $spec
@@ -120,7 +152,7 @@ print(len(b), len(s), b == s)"
 }
 
 @test "--edges: the partition equals scipy's on random graphs, chains, cycles, self-loops" {
-    python3 -c "import scipy" 2>/dev/null || skip "python3-scipy is not installed"
+    python3 -c "import scipy" || fail "python3-scipy is not installed (make test-deps installs it)"
     run python3 - "$SEQGPU" "$T" <<'PY'
 import random, subprocess, sys
 import numpy as np
@@ -159,6 +191,7 @@ ok &= check([(i, i + 1) for i in range(300000)])
 ok &= check([(i, i) for i in range(50)] + [(1000 + i, 1000 + (i + 1) % 3) for i in range(3)])
 print(ok)
 PY
+    assert_success
     assert_output "True"
 }
 
@@ -168,6 +201,17 @@ PY
     seqgpu scc -q -p "$T/g" "$T/whole.gfa"
     run diff <(cut -f2,3,5,8 "$T/o.repeats.tsv") <(cut -f2,3,5,8 "$T/g.repeats.tsv")
     assert_success
+}
+
+@test "a GFA graph read and written again is the same file" {
+    # reads with errors and a low threshold: a branchy graph, links between all orientations
+    $REF sim --seed 9 --periods 3,11,60 --unique 3000 --errors 0.01 "$T/sim"
+    seqgpu scc -q -c 2 --write-graph "$T/whole.gfa" -p "$T/o" "$T/sim.reads.fq"
+    for o in "+ +" "+ -" "- +" "- -"; do
+        awk -v o="$o" '$1 == "L" && $3 " " $5 == o {f = 1} END {exit !f}' "$T/whole.gfa" || fail "no $o link"
+    done
+    seqgpu scc -q --write-graph "$T/again.gfa" -p "$T/g" "$T/whole.gfa"
+    cmp -s "$T/whole.gfa" "$T/again.gfa" || fail "$(diff "$T/whole.gfa" "$T/again.gfa" | head -5)"
 }
 
 @test "bad graph inputs are named with their line" {
@@ -194,16 +238,18 @@ PY
 
 @test "real reads: E. coli (spades test data) and lambda run to the end" {
     for f in /usr/share/spades/test_dataset/ecoli_1K_1.fq.gz "$ROOT/examples/lambda_reads.fq.gz"; do
-        [ -e "$f" ] || continue
+        [ -e "$f" ] || fail "$f is missing (make test-deps installs spades)"
+        rm -f "$T/real.repeats.tsv" "$T/s.json"
         run seqgpu scc -p "$T/real" --stats "$T/s.json" "$f"
         assert_success
         assert_output --partial "k-mer coverage"
-        [ -s "$T/real.repeats.tsv" ] && [ -s "$T/s.json" ]
+        [ -s "$T/real.repeats.tsv" ] || fail "$f: no repeats.tsv"
+        [ -s "$T/s.json" ] || fail "$f: no stats"
     done
 }
 
 @test "scc -b cuda without a usable GPU exits 3 with the reason; auto finds the SCCs on the cpu" {
-    if have_cuda; then skip "a CUDA device is present"; fi
+    backend_absent cuda >/dev/null || skip "a CUDA device is here (scc_gpu.bats tests -b cuda)"
     printf '1 2\n2 1\n2 3\n' > "$BATS_TEST_TMPDIR/e.txt"
     run seqgpu scc -b cuda --edges "$BATS_TEST_TMPDIR/e.txt" -p "$BATS_TEST_TMPDIR/x"
     assert_failure 3

@@ -2,14 +2,16 @@
 # bats file_tags=gpu
 # seqgpu scc -b cuda gives the cpu backend's files: plain graphs of many
 # shapes through --edges under every virtual-warp and kt setting, read sets
-# and GFA graphs; device memory limits. Skipped without a usable CUDA device
-# (the unit test build/tests/unit_scc_gpu compares partitions in-process).
+# and GFA graphs; the simulated tandem arrays; device memory limits. Skipped
+# only where there is no NVIDIA GPU (or no CUDA in the build) and
+# SEQGPU_REQUIRE does not name cuda (the unit test unit_scc_gpu compares
+# partitions in-process).
 
 load test_helper
 
 setup() {
     T=$BATS_TEST_TMPDIR
-    have_cuda || skip "no usable CUDA device"
+    use_backend cuda
 }
 
 # random directed graphs: SHAPE SEED NODES
@@ -72,13 +74,22 @@ PY
     done
 }
 
+@test "scc gpu: the tandem arrays of a simulated genome, found on the device" {
+    $REF sim --seed 3 --periods 1,2,3,5,8,13,21,34,55,89,144,200 --errors 0.005 "$T/sim"
+    seqgpu scc -q -b cuda -p "$T/out" "$T/sim.reads.fq"
+    awk -F'\t' 'NR > 1 {print $8}' "$T/out.repeats.tsv" | sort > "$T/got"
+    sort "$T/sim.units.txt" > "$T/want"
+    cmp -s "$T/want" "$T/got" || fail "units differ: $(diff "$T/want" "$T/got")"
+}
+
 @test "scc gpu: too little device memory is a clear error with cuda; auto finds the SCCs on the cpu" {
     graph random 3 2000 > "$T/g.txt"
     SEQGPU_CUDA_MEM_LIMIT=1000 run seqgpu scc -q -b cuda --edges "$T/g.txt" -p "$T/x"
     assert_failure 3
     assert_output --partial "of device memory"
     # a graph of a million vertices or more goes to the device under auto
-    "$ROOT/build/bench/gen_graph" powerlaw 1200000 > "$T/big.txt" 2>/dev/null || skip "build/bench/gen_graph not built"
+    [ -x "$BUILD_DIR/bench/gen_graph" ] || fail "$BUILD_DIR/bench/gen_graph is not built (make units)"
+    "$BUILD_DIR/bench/gen_graph" powerlaw 1200000 > "$T/big.txt" || fail "gen_graph failed"
     seqgpu scc -q -b cpu --edges "$T/big.txt" -p "$T/cpu"
     SEQGPU_CUDA_MEM_LIMIT=1000 run seqgpu scc -b auto --edges "$T/big.txt" -p "$T/auto"
     assert_success

@@ -1,13 +1,14 @@
 /* The reader, parser and chunker at every block size: owned pieces put
  * every record back together exactly once, each overlap holds the bases that
- * follow, and the CPU backend over the chunks finds exactly the hits of a
- * brute-force scan of whole records, whatever the boundaries. */
+ * follow, and the CPU backend over the chunks finds exactly the hits of an
+ * independent brute-force scan of whole records, whatever the boundaries. */
 #include <string.h>
 #include <unistd.h>
 
 #include "../formats/seqio.h"
 #include "../src/backend.h"
 #include "../src/find_kernels.h"
+#include "brute.h"
 #include "unit.h"
 
 #define MAX_REC 12
@@ -145,13 +146,14 @@ static void check_chunks(const genome_t *g, const chunks_t *cs, size_t overlap, 
     free(seen);
 }
 
-/* Hits of the CPU backend over the chunks, as "record start rank" lines. */
+/* Hits of the CPU backend over the chunks, as record, start and rank. */
 static void scan_chunks(sg_backend_t *be, const chunks_t *cs, sg_hits_t *out)
 {
     for (int i = 0; i < cs->n; i++) {
         sg_hits_t h = {0};
         const sg_chunk_t *c = cs->c[i];
-        if (be->scan(be, c, &h) < 0) return;
+        int r = be->scan(be, c, &h);
+        CHECK(r == 0, "scanning chunk %d failed (%d)", i, r);
         for (size_t k = 0; k < h.n; k++) {
             uint32_t pos = sg_hit_pos(h.a[k]);
             const sg_seg_t *s = &c->seg[sg_chunk_seg_at(c, pos)];
@@ -165,19 +167,14 @@ static void scan_chunks(sg_backend_t *be, const chunks_t *cs, sg_hits_t *out)
 
 static void brute_genome(const genome_t *g, const sg_motif_set_t *ms, sg_hits_t *out)
 {
-    for (int r = 0; r < g->n; r++) {
-        const rec_t *rc = &g->rec[r];
-        uint8_t *enc = malloc(rc->len + 1);
-        sg_encode(0, rc->seq, rc->len, enc);
-        for (int p = 0; p < ms->n_pat; p++) {
-            const sg_pattern_t *pt = &ms->pat[p];
-            for (size_t i = 0; i + pt->len <= rc->len; i++) {
-                int j = 0;
-                while (j < pt->len && (enc[i + j] & pt->mask[j])) j++;
-                if (j == pt->len) sg_hits_push(out, (uint64_t)r << 48 | (uint64_t)i << 16 | pt->rank);
-            }
-        }
-        free(enc);
+    for (int p = 0; p < ms->n_pat; p++) {
+        char *letters = brute_letters(ms, &ms->pat[p]);
+        size_t len = strlen(letters);
+        for (int r = 0; r < g->n; r++)
+            for (size_t i = 0; i + len <= g->rec[r].len; i++)
+                if (brute_match(letters, g->rec[r].seq + i, 0))
+                    sg_hits_push(out, (uint64_t)r << 48 | (uint64_t)i << 16 | ms->pat[p].rank);
+        free(letters);
     }
     sg_hits_sort(out);
 }
@@ -203,12 +200,22 @@ static void round_trip(int fastq, int n_genomes, int max_block)
         fwrite(g.text, 1, g.text_len, fp);
         fclose(fp);
         sg_motif_set_t ms = {0};
-        char err[256];
-        if (sg_motif_add(&ms, NULL, motif, err, sizeof err) < 0) continue;
-        sg_motif_compile(&ms, SG_STRAND_BOTH);
-        sg_backend_opts_t bo = {.motifs = &ms, .kernel = "auto", .n_threads = 1};
-        sg_backend_t *be;
-        if (sg_backend_cpu(&bo, &be, err, sizeof err) < 0) continue;
+        char err[256] = "";
+        sg_backend_t *be = NULL;
+        int r = sg_motif_add(&ms, NULL, motif, err, sizeof err);
+        CHECK(r == 0, "motif %s: %s", motif, err);
+        if (r == 0) {
+            sg_motif_compile(&ms, SG_STRAND_BOTH);
+            CHECK(brute_patterns_right(&ms, SG_STRAND_BOTH), "motif %s: wrong patterns", motif);
+            sg_backend_opts_t bo = {.motifs = &ms, .kernel = "auto", .n_threads = 1};
+            r = sg_backend_cpu(&bo, &be, err, sizeof err);
+            CHECK(r == 0, "the cpu backend does not start: %s", err);
+        }
+        if (r < 0) {
+            sg_motif_set_free(&ms);
+            free_genome(&g);
+            break;
+        }
         sg_hits_t want = {0};
         brute_genome(&g, &ms, &want);
         for (int block = 1; block <= max_block; block += block < 80 ? 1 : 37) {

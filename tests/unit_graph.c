@@ -305,7 +305,8 @@ static void test_coverage(void)
         }
         sg_coverage_t cov;
         sg_coverage_estimate(hist, 1001, 31, &cov);
-        CHECK(fabs(cov.coverage - c) < 0.05 * c + 1, "peak at %d: coverage %.2f (trough %d)", c, cov.coverage, cov.trough);
+        /* the peak is symmetric: half a bin off is a wrong bin */
+        CHECK(fabs(cov.coverage - c) < 0.5, "peak at %d: coverage %.2f (trough %d)", c, cov.coverage, cov.trough);
     }
     uint64_t flat[100] = {0, 1000, 10, 3, 1}; /* a genome: nearly every k-mer once */
     sg_coverage_t cov;

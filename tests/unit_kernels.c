@@ -1,9 +1,10 @@
-/* The CPU kernels against a brute-force scan, on random text with invalid
- * bases and lowercase, random IUPAC patterns of many lengths, and matches
- * that run past the end of the owned starts. */
+/* The CPU kernels against an independent brute-force scan, on random text
+ * with invalid bases and lowercase, random IUPAC patterns of many lengths,
+ * and matches that run past the end of the owned starts. */
 #include <string.h>
 
 #include "../src/find_kernels.h"
+#include "brute.h"
 #include "unit.h"
 
 static const char text_alphabet[] = "ACGTACGTACGTacgtacgtNnRY-\n";
@@ -14,16 +15,16 @@ static void random_text(char *t, size_t n)
     for (size_t i = 0; i < n; i++) t[i] = text_alphabet[unit_below(sizeof text_alphabet - 1)];
 }
 
-static void brute(const uint8_t *enc, size_t n, const sg_pattern_t *pat, const int *ids, int n_ids, uint32_t base,
-                  sg_hits_t *out)
+/* Hits of patterns ids at the starts 0..n-1 of the raw text. */
+static void brute(const char *raw, size_t n, int skip_masked, const sg_motif_set_t *ms, const int *ids, int n_ids,
+                  uint32_t base, sg_hits_t *out)
 {
     for (int k = 0; k < n_ids; k++) {
-        const sg_pattern_t *p = &pat[ids[k]];
-        for (size_t i = 0; i < n; i++) {
-            int j = 0;
-            while (j < p->len && (enc[i + j] & p->mask[j])) j++;
-            if (j == p->len) sg_hits_push(out, sg_hit_key(base + i, p->rank));
-        }
+        const sg_pattern_t *p = &ms->pat[ids[k]];
+        char *letters = brute_letters(ms, p);
+        for (size_t i = 0; i < n; i++)
+            if (brute_match(letters, raw + i, skip_masked)) sg_hits_push(out, sg_hit_key(base + i, p->rank));
+        free(letters);
     }
 }
 
@@ -71,13 +72,20 @@ static void random_round(int n_motifs, int max_len, int kernel_q)
         int len = 1 + unit_below(max_len);
         for (int j = 0; j < len; j++) m[j] = motif_alphabet[unit_below(sizeof motif_alphabet - 1)];
         m[len] = 0;
-        if (sg_motif_add(&ms, NULL, m, err, sizeof err) < 0) return;
+        int r = sg_motif_add(&ms, NULL, m, err, sizeof err);
+        CHECK(r == 0, "motif %s: %s", m, err);
+        if (r < 0) {
+            sg_motif_set_free(&ms);
+            return;
+        }
     }
     sg_motif_compile(&ms, SG_STRAND_BOTH);
+    CHECK(brute_patterns_right(&ms, SG_STRAND_BOTH), "wrong patterns for %d motifs", n_motifs);
     size_t n = 1 + unit_below(5000), room = n + ms.max_len + SG_ENC_PAD;
     char *raw = malloc(room);
     uint8_t *enc = malloc(room);
     random_text(raw, n + ms.max_len);
+    raw[n + ms.max_len] = 0; /* where the brute force stops: the kernels see invalid padding */
     int skip = unit_below(2);
     sg_encode(skip, raw, n + ms.max_len, enc);
     memset(enc + n + ms.max_len, SG_ENC_INVALID, SG_ENC_PAD);
@@ -85,7 +93,7 @@ static void random_round(int n_motifs, int max_len, int kernel_q)
     for (int i = 0; i < ms.n_pat; i++) ids[i] = i;
     uint32_t base = (uint32_t)unit_below(1000);
     sg_hits_t want = {0}, got = {0};
-    brute(enc, n, ms.pat, ids, ms.n_pat, base, &want);
+    brute(raw, n, skip, &ms, ids, ms.n_pat, base, &want);
 
     sg_scan_sunday(enc, n, ms.pat, ids, ms.n_pat, base, &got);
     CHECK(same_hits(&want, &got), "sunday: %zu hits, want %zu (%d motifs)", got.n, want.n, n_motifs);
@@ -106,7 +114,7 @@ static void random_round(int n_motifs, int max_len, int kernel_q)
         sg_qgram_scan(qg, enc, n, ms.pat, base, &got);
         sg_qgram_free(qg);
     }
-    brute(enc, n, ms.pat, rest, n_rest, base, &got);
+    brute(raw, n, skip, &ms, rest, n_rest, base, &got);
     CHECK(same_hits(&want, &got), "qgram q=%d: %zu hits, want %zu (%d indexed)", kernel_q, got.n, want.n, n_q);
     free(qi);
     free(rest);

@@ -1,5 +1,6 @@
 /* The CPU graph build's canonical form: the same graph, byte for byte,
- * whatever the order chunks come in, their size, and the thread counts;
+ * whatever the order chunks come in, their size, and the thread counts, and
+ * holding exactly the k-mers and counts of a brute-force count;
  * unitigs read from their smaller end and numbered by first k-mer; cycles
  * start at their smallest canonical k-mer; hairpins end unitigs. */
 #include <pthread.h>
@@ -91,6 +92,8 @@ static void test_same_graph_any_order(void)
             build(cs, k, min, 1 + unit_below(8), 1 + unit_below(4), &b);
             char why[200] = "";
             CHECK(same_graph(&a, &b, why, sizeof why), "round %d, k %d, %s, min %u: %s", round, k,
+                  input ? "one record" : "reads", min, why);
+            CHECK(brute_graph_right(cs, k, min, &a, why, sizeof why), "round %d, k %d, %s, min %u: %s", round, k,
                   input ? "one record" : "reads", min, why);
             CHECK(canonical_order(&a), "round %d, k %d: unitigs not in canonical form", round, k);
             sg_graph_free(&a);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../src/find_motif.h"
+#include "brute.h"
 #include "unit.h"
 
 static void test_iupac_sets(void)
@@ -62,15 +63,24 @@ static void test_palindromes_and_patterns(void)
     sg_motif_compile(&ms, SG_STRAND_BOTH);
     CHECK(ms.n_pat == 6 + 2 * 3, "patterns: %d", ms.n_pat);
     CHECK(ms.min_len == 1 && ms.max_len == 8, "lengths %d..%d", ms.min_len, ms.max_len);
+    /* each pattern's sets are those of the motif's letters, or of its reverse
+     * complement (spelled by brute.h's own table) for '-' */
+    int strands[9][3] = {{0}}; /* patterns per motif on '+', '-', '.' */
     for (int i = 0; i < ms.n_pat; i++) {
         const sg_pattern_t *p = &ms.pat[i];
         const sg_motif_t *mo = &ms.motif[p->motif];
-        for (int j = 0; j < p->len; j++) {
-            uint8_t want = p->strand == '-' ? sg_mask_complement(mo->mask[mo->len - 1 - j]) : mo->mask[j];
-            CHECK(p->mask[j] == want, "pattern %d position %d", i, j);
-        }
-        CHECK(p->strand == (mo->palindrome ? '.' : p->strand), "palindromes are strand .");
+        char *rc = brute_revcomp(mo->seq);
+        const char *letters = p->strand == '-' ? rc : mo->seq;
+        CHECK(p->len == mo->len, "pattern %d: length %d", i, p->len);
+        for (int j = 0; j < p->len && j < mo->len; j++)
+            CHECK(p->mask[j] == sg_iupac_mask(letters[j]), "pattern %d (%s, strand %c) position %d", i, mo->seq, p->strand, j);
+        free(rc);
+        strands[p->motif][p->strand == '+' ? 0 : p->strand == '-' ? 1 : 2]++;
     }
+    for (int i = 0; i < 9; i++)
+        CHECK(pal[i] ? strands[i][0] == 0 && strands[i][1] == 0 && strands[i][2] == 1
+                     : strands[i][0] == 1 && strands[i][1] == 1 && strands[i][2] == 0,
+              "%s: %d '+', %d '-', %d '.' patterns", m[i], strands[i][0], strands[i][1], strands[i][2]);
     /* ranks: by length, then strand (+ - .), then motif order */
     for (int i = 0; i < ms.n_pat; i++)
         for (int k = 0; k < ms.n_pat; k++) {
@@ -81,11 +91,11 @@ static void test_palindromes_and_patterns(void)
             if (i != k) CHECK((a->rank < b->rank) == before, "rank order %d %d", i, k);
         }
     sg_motif_compile(&ms, SG_STRAND_FWD);
-    CHECK(ms.n_pat == 9, "forward only: one pattern per motif (%d)", ms.n_pat);
+    CHECK(ms.n_pat == 9 && brute_patterns_right(&ms, SG_STRAND_FWD), "forward only: one pattern per motif (%d)", ms.n_pat);
     sg_motif_compile(&ms, SG_STRAND_REV);
     int minus = 0;
     for (int i = 0; i < ms.n_pat; i++) minus += ms.pat[i].strand == '-';
-    CHECK(ms.n_pat == 9 && minus == 3, "reverse only: palindromes stay '.'");
+    CHECK(ms.n_pat == 9 && minus == 3 && brute_patterns_right(&ms, SG_STRAND_REV), "reverse only: palindromes stay '.'");
     sg_motif_set_free(&ms);
 }
 

@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s[size] = 0;
     if (sg_motif_add(&ms, NULL, s, err, sizeof err) == 0) {
         sg_motif_compile(&ms, SG_STRAND_BOTH);
-        if (ms.n_pat < 1 || ms.n_pat > 2) abort();
+        if (ms.n_pat < 1 || ms.n_pat > 2) fuzz_fail("one motif, %d patterns", ms.n_pat);
     }
     free(s);
     char path[64];

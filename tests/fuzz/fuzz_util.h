@@ -1,9 +1,12 @@
-/* Shared by the libFuzzer harnesses: the input as a file, in memory. */
+/* Shared by the libFuzzer harnesses: the input as a file, in memory, and a
+ * failed check. */
 #ifndef SG_FUZZ_UTIL_H
 #define SG_FUZZ_UTIL_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -29,6 +32,18 @@ static int fuzz_file(const uint8_t *data, size_t size, char *path, size_t n)
     }
     snprintf(path, n, "/proc/self/fd/%d", fd);
     return fd;
+}
+
+/* A check failed: say which, and abort so that libFuzzer keeps the input. */
+static void __attribute__((noreturn, format(printf, 1, 2))) fuzz_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("  check failed: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    abort();
 }
 
 #endif
