@@ -14,6 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <htslib/bgzf.h>
+#include <htslib/tbx.h>
+
 /* Temporaries to remove when the run ends another way than through
  * sg_outfiles_close() or sg_outfiles_discard(): a fixed table, since a
  * signal handler may only read memory and call unlink(). */
@@ -129,6 +132,45 @@ static char *canonical(const char *path)
     return c;
 }
 
+int sg_outfile_compressed(const char *path)
+{
+    size_t n = strlen(path);
+    return (n > 3 && !strcmp(path + n - 3, ".gz")) || (n > 4 && !strcmp(path + n - 4, ".bgz"));
+}
+
+/* A BGZF stream behind a FILE, so that every writer (fprintf, fwrite) and
+ * the checks in finish() serve compressed outputs unchanged. */
+static ssize_t bgzf_cookie_write(void *cookie, const char *buf, size_t n)
+{
+    return bgzf_write(cookie, buf, n) < 0 ? -1 : (ssize_t)n;
+}
+
+static int bgzf_cookie_close(void *cookie)
+{
+    return bgzf_close(cookie) < 0 ? EOF : 0;
+}
+
+/* o->fp on the open descriptor fd (taken over, closed on failure): BGZF
+ * when the name asks for it. */
+static int open_stream(sg_outfile_t *o, int fd)
+{
+    if (!sg_outfile_compressed(o->path)) {
+        if ((o->fp = fdopen(fd, "w"))) return 0;
+        close(fd);
+        return -1;
+    }
+    BGZF *b = bgzf_dopen(fd, "w");
+    if (!b) {
+        close(fd);
+        return -1;
+    }
+    if (o->threads > 1 && bgzf_mt(b, o->threads, 256) < 0) sg_warn("cannot start BGZF compression threads");
+    static const cookie_io_functions_t io = {.write = bgzf_cookie_write, .close = bgzf_cookie_close};
+    if ((o->fp = fopencookie(b, "w", io))) return 0;
+    bgzf_close(b);
+    return -1;
+}
+
 #define TMP_TAG ".seqgpu-tmp."
 #define TMP_RANDOM 12
 
@@ -161,9 +203,13 @@ static int create_tmp(sg_outfile_t *o, const struct stat *st)
         close(fd);
         return SG_ERR_SYSTEM;
     }
-    if ((st && fchmod(fd, st->st_mode & 07777) != 0) || !(o->fp = fdopen(fd, "w"))) {
+    if (st && fchmod(fd, st->st_mode & 07777) != 0) {
         sg_error("cannot open '%s' for writing: %s", o->name, strerror(errno));
         close(fd);
+        return SG_ERR_INPUT;
+    }
+    if (open_stream(o, fd) < 0) {
+        sg_error("cannot open '%s' for writing: %s", o->name, strerror(errno));
         return SG_ERR_INPUT;
     }
     return 0;
@@ -191,12 +237,22 @@ static int open_one(sg_outfile_t *out, int i, const struct stat *in_st, const ui
                 sg_error("%s and %s both go to standard output: give one of them a file name", out[j].what, o->what);
                 return SG_ERR_INPUT;
             }
-        o->fp = std ? stdout : fopen(o->path, "w");
-        if (!o->fp) {
+        if (o->index_of) {
+            sg_error("%s: cannot index '%s', which is not a regular file", o->what, o->name);
+            return SG_ERR_INPUT;
+        }
+        int fd = std ? -1 : open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (std) o->fp = stdout;
+        else if (fd < 0 || open_stream(o, fd) < 0) {
             sg_error("cannot open '%s' for writing: %s", o->name, strerror(errno));
             return SG_ERR_INPUT;
         }
         return 0;
+    }
+    if (o->index_of && (!o->index_of->tmp || !sg_outfile_compressed(o->index_of->path))) {
+        sg_error("%s: a tabix index needs a BGZF regular file (a name ending in .gz or .bgz), and '%s' is not one",
+                 o->what, o->index_of->name ? o->index_of->name : "(none)");
+        return SG_ERR_INPUT;
     }
     char *c = canonical(o->target);
     if (!c || (exists && access(c, W_OK) != 0)) {
@@ -249,6 +305,16 @@ int sg_outfiles_close(sg_outfile_t *out, int n)
     int r = 0;
     for (int i = 0; i < n; i++)
         if (out[i].fp && finish(&out[i]) < 0) r = SG_ERR_SYSTEM;
+    for (int i = 0; i < n && r == 0; i++) {
+        sg_outfile_t *o = &out[i];
+        if (!o->index_of || !o->tmp) continue;
+        /* min_shift 0: a .tbi index, the one tabix looks for */
+        if (tbx_index_build3(o->index_of->tmp, o->tmp, 0, o->threads, &tbx_conf_bed) != 0) {
+            sg_error("cannot build the tabix index of '%s': each record's lines must be together, in order "
+                     "(a record name given twice?)", o->index_of->name);
+            r = SG_ERR_INPUT;
+        }
+    }
     for (int i = 0; i < n && r == 0; i++) {
         sg_outfile_t *o = &out[i];
         if (!o->tmp) continue;
