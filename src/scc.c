@@ -610,6 +610,7 @@ int main_scc(int argc, char **argv)
     } else {
         /* the format from the stream that is then read: a pipe is read once */
         sg_reader_t *rd = sg_reader_new(o.inputs, o.n_inputs, READ_BLOCK, o.threads);
+        sg_progress_stage("reading", 0);
         int fmt = sg_reader_format(rd);
         if (fmt == SG_FMT_GFA) {
             run->source = "gfa";
