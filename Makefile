@@ -1,4 +1,5 @@
-# seqgpu. Honours CC, CFLAGS, CPPFLAGS, LDFLAGS, NVCC, PREFIX and DESTDIR.
+# seqgpu. Honours CC, CFLAGS, CPPFLAGS, LDFLAGS, NVCC (CUDA_HOME, CUDA_INC, CUDA_LIB),
+# CUDA, OPENCL, PREFIX and DESTDIR.
 #   make            build bin/seqgpu (CUDA part when nvcc is on PATH, or NVCC or CUDA_HOME
 #                   names one; CUDA=0 forces it off, OPENCL=0 the OpenCL part)
 #   make test       unit and CLI tests, then again under ASan (leaks too) and UBSan
