@@ -106,3 +106,11 @@ try 'seqgpu find -h' for the options"
     assert_output --partial "invalid prefix"
     no_temporaries "$T"
 }
+
+@test "find -o FILE.gz on a full disk is a write error, exit 2" {
+    [ -w /dev/full ] || skip "no /dev/full"
+    ln -s /dev/full "$T/full.bed.gz"
+    run seqgpu find -q -m ACG -o "$T/full.bed.gz" "$READS"
+    assert_failure 2
+    assert_output --partial "cannot write to '$T/full.bed.gz'"
+}
