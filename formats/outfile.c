@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -139,15 +140,61 @@ int sg_outfile_compressed(const char *path)
 }
 
 /* A BGZF stream behind a FILE, so that every writer (fprintf, fwrite) and
- * the checks in finish() serve compressed outputs unchanged. */
+ * the checks in finish() serve compressed outputs unchanged. htslib writes
+ * into a pipe that a thread of ours drains into the file: htslib's BGZF
+ * writer, its threads above all, loses memory and jobs when a write fails
+ * (a full disk), so it is given a sink that never fails, and the drain keeps
+ * the first error (its errno) for the close. */
+typedef struct {
+    BGZF *bgzf;        /* writes into the pipe */
+    int pipe_rd, fd;   /* the pipe's read end; the output */
+    _Atomic int err;   /* errno of the first failed write to fd, or 0 */
+    pthread_t drain;
+} bgzf_sink_t;
+
+static void *drain(void *arg)
+{
+    bgzf_sink_t *k = arg;
+    char buf[1 << 16];
+    ssize_t n;
+    while ((n = read(k->pipe_rd, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) { /* not on a pipe of ours; were it to happen, the writer would wait forever */
+            k->err = errno;
+            break;
+        }
+        /* after an error, read on and drop, so that htslib's writes never fail or block */
+        for (ssize_t at = 0; !k->err && at < n;) {
+            ssize_t w = write(k->fd, buf + at, (size_t)(n - at));
+            if (w >= 0) at += w;
+            else if (errno != EINTR) k->err = errno;
+        }
+    }
+    return NULL;
+}
+
 static ssize_t bgzf_cookie_write(void *cookie, const char *buf, size_t n)
 {
-    return bgzf_write(cookie, buf, n) < 0 ? -1 : (ssize_t)n;
+    bgzf_sink_t *k = cookie;
+    int err = k->err; /* the output failed: stop the run now rather than at the close */
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    return bgzf_write(k->bgzf, buf, n) < 0 ? -1 : (ssize_t)n;
 }
 
 static int bgzf_cookie_close(void *cookie)
 {
-    return bgzf_close(cookie) < 0 ? EOF : 0;
+    bgzf_sink_t *k = cookie;
+    int r = bgzf_close(k->bgzf); /* the end-of-file block, then the pipe's write end */
+    pthread_join(k->drain, NULL);
+    close(k->pipe_rd);
+    if (close(k->fd) != 0 && !k->err) k->err = errno;
+    int err = r < 0 ? EIO : k->err;
+    free(k);
+    errno = err;
+    return err ? EOF : 0;
 }
 
 /* o->fp on the open descriptor fd (taken over, closed on failure): BGZF
@@ -159,15 +206,28 @@ static int open_stream(sg_outfile_t *o, int fd)
         close(fd);
         return -1;
     }
-    BGZF *b = bgzf_dopen(fd, "w");
-    if (!b) {
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) {
         close(fd);
         return -1;
     }
-    if (o->threads > 1 && bgzf_mt(b, o->threads, 256) < 0) sg_warn("cannot start BGZF compression threads");
-    static const cookie_io_functions_t io = {.write = bgzf_cookie_write, .close = bgzf_cookie_close};
-    if ((o->fp = fopencookie(b, "w", io))) return 0;
-    bgzf_close(b);
+    bgzf_sink_t *k = sg_calloc(1, sizeof *k);
+    k->pipe_rd = p[0];
+    k->fd = fd;
+    if (!(k->bgzf = bgzf_dopen(p[1], "w"))) {
+        close(p[1]);
+    } else if (pthread_create(&k->drain, NULL, drain, k) != 0) {
+        bgzf_close(k->bgzf); /* a pipe of 64 kB takes a lone end-of-file block */
+    } else {
+        if (o->threads > 1 && bgzf_mt(k->bgzf, o->threads, 256) < 0) sg_warn("cannot start BGZF compression threads");
+        static const cookie_io_functions_t io = {.write = bgzf_cookie_write, .close = bgzf_cookie_close};
+        if ((o->fp = fopencookie(k, "w", io))) return 0;
+        bgzf_cookie_close(k);
+        return -1;
+    }
+    close(p[0]);
+    close(fd);
+    free(k);
     return -1;
 }
 
