@@ -191,7 +191,7 @@ static int bgzf_cookie_close(void *cookie)
     pthread_join(k->drain, NULL);
     close(k->pipe_rd);
     if (close(k->fd) != 0 && !k->err) k->err = errno;
-    int err = r < 0 ? EIO : k->err;
+    int err = k->err ? k->err : r < 0 ? EIO : 0;
     free(k);
     errno = err;
     return err ? EOF : 0;
