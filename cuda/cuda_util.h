@@ -35,4 +35,8 @@ int sg_cuda_check_device(int id, int *local, char *err, size_t errsz);
 /** NVIDIA GPUs the kernel driver reports (/proc/driver/nvidia/gpus), without starting CUDA; -1 if unknown. */
 int sg_cuda_gpus_present(void);
 
+/** For `seqgpu version`: "runtime 12.4 (static), driver 12.8", or "driver
+ * none found" on a machine without the NVIDIA driver. */
+void sg_cuda_versions(char *out, size_t n);
+
 #endif

@@ -53,7 +53,7 @@ static int list_genome(const char *path, sg_casoff_t *co, char *err, size_t errs
         names[n++] = sg_strdup(e->d_name);
     }
     closedir(dir);
-    qsort(names, n, sizeof *names, cmp_str);
+    if (n) qsort(names, n, sizeof *names, cmp_str); /* an empty folder: names is NULL, which qsort may not take */
     co->files = sg_malloc((n + 1) * sizeof *co->files);
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(path) + strlen(names[i]) + 2;

@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../formats/gfa.h"
 #include "../formats/json.h"
 #include "../formats/outfile.h"
 #include "../formats/seqio.h"
 #ifdef SG_HAVE_CUDA
+#include "../cuda/cuda_util.h"
 #include "../cuda/kmer_cuda.h"
 #include "../cuda/scc_cuda.h"
 #endif
@@ -25,6 +27,7 @@
 #include "input.h"
 #include "kmer.h"
 #include "log.h"
+#include "progress.h"
 #include "repeats.h"
 #include "version.h"
 
@@ -35,11 +38,12 @@
 static void usage(FILE *fp)
 {
     fprintf(fp,
-"Usage: seqgpu scc [options] <reads.fq|reads.fa|graph.gfa>[.gz] ...\n"
+"Usage: seqgpu scc [options] [<reads.fq|reads.fa|graph.gfa>[.gz] ...]\n"
 "\n"
 "Find cyclic repeat structures (tandem repeats, satellites, repeat families):\n"
 "build a de Bruijn graph of the repeated k-mers of the reads, compact it into\n"
-"unitigs, and report its strongly connected components.\n"
+"unitigs, and report its strongly connected components. With no input named,\n"
+"standard input is read (unless it is a terminal).\n"
 "\n"
 "Options:\n"
 "  -k INT               k-mer size, odd, 11 to 63            [31]\n"
@@ -47,7 +51,8 @@ static void usage(FILE *fp)
 "  -c, --min-count INT  absolute k-mer count threshold (overrides --min-copies)\n"
 "      --edges FILE     take a directed graph as two integer columns instead\n"
 "      --write-graph F  also write the whole compacted graph as GFA\n"
-"  -p, --prefix STR     output prefix                          [seqgpu_scc]\n"
+"  -p, --prefix STR     output prefix; one ending in .gz writes every PREFIX.* file\n"
+"                       BGZF-compressed, as PREFIX.repeats.tsv.gz ...  [seqgpu_scc]\n"
 "  -t, --threads INT    total threads                          [all online CPUs]\n"
 "  -b, --backend STR    auto | cpu | cuda, for graph building and SCCs [auto: cuda\n"
 "                       for inputs of 1M+ graph vertices when a device is usable]\n"
@@ -57,6 +62,8 @@ static void usage(FILE *fp)
 "      --kt INT         cuda: second trim and coloring partition every kt rounds, 0 never [2]\n"
 "      --stats FILE     write a JSON run summary (histogram, coverage, graph sizes, stage times)\n"
 "  -q, --quiet          no progress or summary lines on stderr\n"
+"      --progress[=SEC] a progress line every SEC seconds [5], terminal or not\n"
+"  -v, --verbose        also say which backend auto chose, and why\n"
 "  -h, --help           show this help and exit\n"
 "\n"
 "Input: reads (FASTA/FASTQ, plain, gzip or BGZF, - for stdin), or one GFA graph\n"
@@ -68,6 +75,7 @@ static void usage(FILE *fp)
 "  PREFIX.gfa             GFA 1.0 of the repeat components (LB/CL tags per component)\n"
 "  PREFIX.units.fa        one repeat unit per component\n"
 "  PREFIX.components.tsv  node, component: every node of a repeat component\n"
+"Names ending in .gz or .bgz (--write-graph, --stats) are BGZF-compressed too.\n"
 "With --edges only PREFIX.components.tsv, for every node of a component with\n"
 "two or more nodes or a self-loop.\n"
 "\n"
@@ -98,7 +106,9 @@ typedef struct {
     char **inputs;
     int n_inputs;
     const char *prefix, *edges, *write_graph, *stats, *backend, *device;
-    int k, threads, quiet, kw, kv, kt;
+    const char *why; /* auto's choice when it is made from the machine alone */
+    int k, threads, quiet, verbose, kw, kv, kt;
+    double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     double min_copies;
     long min_count;
 } scc_opts_t;
@@ -187,6 +197,7 @@ static int count_reads(const scc_opts_t *o, count_ctx_t *ctx, scc_run_t *run, sg
     };
     sg_pipeline_opts_t po = {.n_threads = o->threads, .max_items = 2 * o->threads + 4, .free_item = sg_input_free_chunk};
     double t0 = sg_realtime();
+    sg_progress_stage("counting k-mers", sg_input_stored_bytes(o->inputs, o->n_inputs));
     int r = sg_pipeline_run(steps, 4, ctx, &po);
     sg_input_free(&ctx->in);
     run->t.count = sg_realtime() - t0;
@@ -210,6 +221,7 @@ static int graph_from_reads_cuda(const scc_opts_t *o, scc_run_t *run, sg_graph_t
     *rd = NULL;
     if (r == 0) {
         double t0 = sg_realtime();
+        sg_progress_stage("coverage", 0);
         if ((r = sg_cuda_kmers_finish(ctx.gpu)) == 0) {
             run->t.count += sg_realtime() - t0;
             t0 = sg_realtime();
@@ -226,6 +238,7 @@ static int graph_from_reads_cuda(const scc_opts_t *o, scc_run_t *run, sg_graph_t
         if (r == 0) {
             report_threshold(o, run);
             t0 = sg_realtime();
+            sg_progress_stage("unitigs", 0);
             r = sg_cuda_kmers_unitigs(ctx.gpu, g);
             run->t.compact = sg_realtime() - t0;
         }
@@ -281,6 +294,7 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g, 
         return r;
     }
     double t0 = sg_realtime();
+    sg_progress_stage("coverage", 0);
     run->distinct = sg_kmers_distinct(ctx.kmers);
     run->total = sg_kmers_total(ctx.kmers);
     sg_kmers_histogram(ctx.kmers, run->hist, HIST_BINS);
@@ -290,6 +304,7 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g, 
     run->t.coverage = sg_realtime() - t0;
     report_threshold(o, run);
     t0 = sg_realtime();
+    sg_progress_stage("unitigs", 0);
     sg_kmers_unitigs(ctx.kmers, o->threads, g);
     run->t.compact = sg_realtime() - t0;
     sg_kmers_free(ctx.kmers);
@@ -328,11 +343,18 @@ static double graph_coverage(const sg_graph_t *g)
     return cov;
 }
 
+/* Characters of a prefix that ask for BGZF outputs (".gz", ".bgz"), or 0. */
+static size_t prefix_gz(const char *prefix)
+{
+    return sg_outfile_compressed(prefix) ? strlen(strrchr(prefix, '.')) : 0;
+}
+
+/* PREFIX + suffix; a compressing prefix goes at the end: sample.gz gives sample.repeats.tsv.gz. */
 static char *out_path(const char *prefix, const char *suffix)
 {
-    size_t n = strlen(prefix) + strlen(suffix) + 1;
+    size_t n = strlen(prefix) + strlen(suffix) + 1, stem = strlen(prefix) - prefix_gz(prefix);
     char *p = sg_malloc(n);
-    snprintf(p, n, "%s%s", prefix, suffix);
+    snprintf(p, n, "%.*s%s%s", (int)stem, prefix, suffix, prefix + stem);
     return p;
 }
 
@@ -346,6 +368,7 @@ static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, con
     }
     fprintf(fp, "],\n  \"source\": \"%s\",\n  \"backend\": \"%s\",\n  \"threads\": %d,\n", run->source, run->scc_backend,
             o->threads);
+    if (o->why) fprintf(fp, "  \"backend_choice\": \"%s\",\n", o->why);
 #ifdef SG_HAVE_CUDA
     if (run->graph_backend && !strcmp(run->graph_backend, "cuda"))
         fprintf(fp, "  \"graph_backend\": \"cuda\",\n  \"graph_cuda\": {%s},\n", run->graph_cuda);
@@ -433,12 +456,26 @@ static int find_sccs(const scc_opts_t *o, const sg_graph_t *g, scc_run_t *run, u
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    return sg_usage_error("seqgpu scc", usage, fmt, arg);
+    return sg_usage_error("seqgpu scc", fmt, arg);
 }
+
+/* auto without a GPU to try is the cpu from the start: not news, said by -v
+ * and --stats only (a device that exists and fails is a warning) */
+static const char *auto_without_gpu(void)
+{
+#ifdef SG_HAVE_CUDA
+    return sg_cuda_gpus_present() == 0 ? "auto: cpu (no CUDA device)" : NULL;
+#else
+    return "auto: cpu (built without cuda)";
+#endif
+}
+
+static char stdin_name[] = "-";
+static char *stdin_input[] = {stdin_name};
 
 int main_scc(int argc, char **argv)
 {
-    enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT };
+    enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT, OPT_PROGRESS };
     static const struct option lopts[] = {
         {"min-copies", required_argument, NULL, OPT_MIN_COPIES}, {"min-count", required_argument, NULL, 'c'},
         {"edges", required_argument, NULL, OPT_EDGES},           {"write-graph", required_argument, NULL, OPT_WRITE_GRAPH},
@@ -447,6 +484,7 @@ int main_scc(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},                       {"help", no_argument, NULL, 'h'},
         {"device", required_argument, NULL, OPT_DEVICE},         {"kw", required_argument, NULL, OPT_KW},
         {"kv", required_argument, NULL, OPT_KV},                 {"kt", required_argument, NULL, OPT_KT},
+        {"verbose", no_argument, NULL, 'v'},                     {"progress", optional_argument, NULL, OPT_PROGRESS},
         {NULL, 0, NULL, 0}};
     scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2};
     long v;
@@ -455,7 +493,7 @@ int main_scc(int argc, char **argv)
     sg_log_init("seqgpu scc", 0);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":k:c:p:t:b:qh", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, ":k:c:p:t:b:qvh", lopts, NULL)) >= 0) {
         switch (c) {
         case 'k':
             if (sg_parse_int(optarg, SG_K_MIN, SG_K_MAX, &v) < 0 || v % 2 == 0)
@@ -503,7 +541,12 @@ int main_scc(int argc, char **argv)
             o.kt = (int)v;
             break;
         case OPT_STATS: o.stats = optarg; break;
+        case OPT_PROGRESS:
+            if (sg_parse_progress(optarg, &o.progress) < 0)
+                return usage_error("invalid --progress '%s' (seconds, 0.1 or more)", optarg);
+            break;
         case 'q': o.quiet = 1; break;
+        case 'v': o.verbose = 1; break;
         case 'h': usage(stdout); return SG_EXIT_OK;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
@@ -514,12 +557,19 @@ int main_scc(int argc, char **argv)
     o.inputs = argv + optind;
     o.n_inputs = argc - optind;
     if (o.edges && o.n_inputs) return usage_error("%s", "--edges takes the graph: give no other input");
-    if (!o.edges && !o.n_inputs) return usage_error("%s", "no input given (reads, a GFA graph, or --edges FILE)");
+    if (!o.edges && !o.n_inputs) {
+        if (isatty(STDIN_FILENO)) return usage_error("%s", "no input given (reads, a GFA graph, or --edges FILE)");
+        o.inputs = stdin_input;
+        o.n_inputs = 1;
+    }
     const char *base = strrchr(o.prefix, '/');
     base = base ? base + 1 : o.prefix;
-    if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+    size_t stem = strlen(base) - prefix_gz(o.prefix);
+    if (!stem || !strncmp(base, ".", stem) || !strncmp(base, "..", stem))
         return usage_error("invalid prefix '%s': it must end in a file name (PREFIX.repeats.tsv and the other outputs "
                            "would be hidden files or folders)", o.prefix);
+    if (!strcmp(o.backend, "auto") && (o.why = auto_without_gpu())) o.backend = "cpu";
+    if (o.verbose && o.why) sg_info("%s", o.why);
 
     enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_GRAPH, OUT_STATS, N_OUT };
     char *paths[4] = {out_path(o.prefix, ".repeats.tsv"), out_path(o.prefix, ".gfa"), out_path(o.prefix, ".units.fa"),
@@ -552,15 +602,19 @@ int main_scc(int argc, char **argv)
     sg_repeats_t rp = {0};
     uint32_t *comp = NULL, *node_comp = NULL;
     double coverage = 1;
+    sg_progress_start("seqgpu scc", o.quiet, o.progress);
     if (o.edges) {
         run->source = "edges";
+        sg_progress_stage("reading the edges", 0);
         r = sg_edges_read(o.edges, &g);
     } else {
         /* the format from the stream that is then read: a pipe is read once */
         sg_reader_t *rd = sg_reader_new(o.inputs, o.n_inputs, READ_BLOCK, o.threads);
+        sg_progress_stage("reading", 0);
         int fmt = sg_reader_format(rd);
         if (fmt == SG_FMT_GFA) {
             run->source = "gfa";
+            sg_progress_stage("reading the graph", 0);
             if (o.n_inputs > 1) {
                 sg_error("a GFA graph is read alone: give one input");
                 r = SG_ERR_INPUT;
@@ -581,11 +635,13 @@ int main_scc(int argc, char **argv)
             (unsigned long long)(g.oriented ? g.n_edges / 2 : g.n_edges));
 
     double t0 = sg_realtime();
+    sg_progress_stage("finding SCCs", 0);
     comp = sg_malloc(((size_t)g.n_vert + 1) * sizeof *comp);
     if ((r = find_sccs(&o, &g, run, comp)) < 0) goto out;
     run->t.scc = sg_realtime() - t0;
 
     t0 = sg_realtime();
+    sg_progress_stage("writing", 0);
     if (o.write_graph) sg_gfa_write(outs[OUT_GRAPH].fp, &g, NULL, NULL);
     if (g.oriented) {
         sg_repeats_find(&g, comp, run->n_comp, coverage, &rp);
@@ -619,7 +675,12 @@ int main_scc(int argc, char **argv)
     }
     run->t.report = sg_realtime() - t0;
     if (o.stats) write_stats(outs[OUT_STATS].fp, &o, run, &g, g.oriented ? &rp : NULL, sg_realtime() - t_start);
-    if ((r = sg_outfiles_close(outs, N_OUT)) == 0) {
+    r = sg_outfiles_close(outs, N_OUT);
+    sg_progress_stop();
+    if (r == 0) {
+        if (o.verbose && !o.why && !strcmp(o.backend, "auto"))
+            sg_info("auto: graph built on %s, SCCs found on %s (cuda for inputs of %u+ graph vertices)",
+                    run->graph_backend ? run->graph_backend : "-", run->scc_backend, SCC_CUDA_MIN_VERTICES);
         if (g.oriented) {
             uint32_t tandem = 0;
             for (uint32_t i = 0; i < rp.n; i++) tandem += rp.r[i].tandem;
@@ -633,6 +694,7 @@ int main_scc(int argc, char **argv)
                 sg_peak_rss() / 1048576.0);
     }
 out:
+    sg_progress_stop();
     if (r < 0) sg_outfiles_discard(outs, N_OUT);
 #ifdef SG_HAVE_CUDA
     sg_scc_cuda_warmup_join();

@@ -31,7 +31,7 @@ units_of() { awk -F'\t' 'NR > 1 {print $8}' "$1" | sort; }
     assert_failure 1
     run seqgpu scc --device x x.fq
     assert_failure 1
-    run seqgpu scc
+    run script -qec "$SEQGPU scc" /dev/null
     assert_failure 1
     assert_output --partial "no input given"
     run seqgpu scc --edges e.txt x.fq
