@@ -1,19 +1,25 @@
-# seqgpu. Honours CC, CFLAGS, CPPFLAGS, LDFLAGS, NVCC, PREFIX and DESTDIR.
-#   make            build bin/seqgpu (CUDA part when nvcc is found; CUDA=0 forces it off)
+# seqgpu. Honours CC, CFLAGS, CPPFLAGS, LDFLAGS, NVCC (CUDA_HOME, CUDA_INC, CUDA_LIB),
+# CUDA, OPENCL, PREFIX and DESTDIR.
+#   make            build bin/seqgpu (CUDA part when nvcc is on PATH, or NVCC or CUDA_HOME
+#                   names one; CUDA=0 forces it off, OPENCL=0 the OpenCL part)
 #   make test       unit and CLI tests, then again under ASan (leaks too) and UBSan
 #   make check      the tests once, on the normal build
 #   make asan / ubsan   sanitizer builds in build/asan, build/ubsan
 #   make fuzz       libFuzzer runs (FUZZ_SECONDS each, default 60)
 #   make mutants    the mutation check of the tests (tests/mutants/, docs/testing.md)
 #   make demo       run examples/demo.sh     make bench   bench/ side by side with peers
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (copies what make built, with the same variables)
 
 BUILD   ?= build
 BIN     ?= bin
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CFLAGS  ?= -O3 -g
-NVCC    ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+# Only what the environment offers: nvcc on PATH, or NVCC or CUDA_HOME set;
+# never a toolkit found on disk (a packager's CUDA=0 build must not link it).
+ifndef NVCC
+NVCC    := $(if $(filter 0,$(CUDA)),,$(or $(shell command -v nvcc 2>/dev/null),$(if $(CUDA_HOME),$(wildcard $(CUDA_HOME)/bin/nvcc))))
+endif
 CUDA    ?= $(if $(strip $(NVCC)),1,0)
 
 HTS_CFLAGS := $(shell pkg-config --cflags htslib 2>/dev/null)
@@ -28,13 +34,18 @@ SG_LIBS    = $(HTS_LIBS) -lz -lpthread -lm
 # linked statically and finds the driver at run time, so the binary runs on
 # machines without one (and falls back to the cpu backend there).
 CUDA_HOME  ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
+CUDA_INC   ?= $(CUDA_HOME)/include
+CUDA_LIB   ?= $(CUDA_HOME)/lib64
 NVCC_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
 NVCCFLAGS  ?= -O3
 ifeq ($(CUDA),1)
+ifeq ($(strip $(NVCC)),)
+$(error CUDA=1 but no nvcc: put it on PATH, or set NVCC or CUDA_HOME)
+endif
 CUDA_C_SRC  := $(sort $(wildcard cuda/*.c))
 CUDA_CU_OBJ := $(patsubst cuda/%.cu,$(BUILD)/cuda/%.o,$(sort $(wildcard cuda/*.cu)))
-SG_CPPFLAGS += -DSG_HAVE_CUDA -I$(CUDA_HOME)/include
-SG_LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+SG_CPPFLAGS += -DSG_HAVE_CUDA -I$(CUDA_INC)
+SG_LIBS     += -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lstdc++
 endif
 
 # OpenCL: when the headers and the ICD loader (pkg-config OpenCL) are there.
@@ -46,7 +57,7 @@ SG_LIBS      += $(or $(shell pkg-config --libs OpenCL 2>/dev/null),-lOpenCL)
 endif
 
 # shared by both commands; find's; scc's (the file names say which)
-SHARED_SRC := src/log.c src/cli.c src/pipeline.c src/chunk.c src/input.c src/backend.c \
+SHARED_SRC := src/log.c src/progress.c src/cli.c src/pipeline.c src/chunk.c src/input.c src/backend.c \
               formats/seqio.c formats/outfile.c formats/json.c
 FIND_SRC   := src/find_motif.c src/find_casoff.c src/find_hits.c src/find_kernels.c src/find_mismatch.c \
               src/find_cpu.c formats/output.c
@@ -72,7 +83,7 @@ $(BUILD)/libseqgpu.a: $(CORE_OBJ)
 	$(AR) rcs $@ $^
 
 # rebuild everything when the flags change (CFLAGS, CUDA=0, OPENCL=0, ...)
-FLAGS_NOW = $(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) $(LDFLAGS) $(SG_LIBS) $(NVCC) $(NVCCFLAGS) $(NVCC_ARCH)
+FLAGS_NOW = $(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) $(LDFLAGS) $(SG_LIBS) $(if $(CUDA_C_SRC),$(NVCC) $(NVCCFLAGS) $(NVCC_ARCH))
 $(BUILD)/flags: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
@@ -104,7 +115,7 @@ $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/libseqgpu.a
 
 $(BUILD)/bench/cuda_start: bench/cuda_start.c
 	@mkdir -p $(dir $@)
-	$(CC) $(SG_CFLAGS) -I$(CUDA_HOME)/include $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
+	$(CC) $(SG_CFLAGS) -I$(CUDA_INC) $(LDFLAGS) -o $@ $< -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread
 
 # CUB against the hand-written kernels it could replace (docs/gpu.md): needs a CUDA device to run
 $(BUILD)/bench/cub_%: bench/cub_%.cu bench/cub_bench.h $(BUILD)/libseqgpu.a

@@ -13,6 +13,8 @@ mkdir -p "$LOGS"
 t0=$(date +%s)
 stamp() { echo "## $1 at +$(( $(date +%s) - t0 )) s"; }
 stamp build
+# the Makefile takes nvcc only from PATH (or NVCC, CUDA_HOME): the toolkit's usual place, said here
+command -v nvcc >/dev/null 2>&1 || { [ -x /usr/local/cuda/bin/nvcc ] && export PATH="$PATH:/usr/local/cuda/bin"; }
 make -j"$(nproc)" all units > "$LOGS/build.log" 2>&1 || { tail -30 "$LOGS/build.log"; exit 1; }
 make -j"$(nproc)" build/bench/gen_genome build/bench/sim_reads build/bench/gen_graph build/bench/cuda_start >> "$LOGS/build.log" 2>&1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader

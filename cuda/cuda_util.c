@@ -149,3 +149,15 @@ int sg_cuda_mem_limit(size_t *limit, char *err, size_t errsz)
     }
     return 0;
 }
+
+void sg_cuda_versions(char *out, size_t n)
+{
+    int rt = 0, drv = 0;
+    cudaRuntimeGetVersion(&rt);
+    /* 0 without libcuda.so.1; asks the driver its version, starts no device */
+    if (cudaDriverGetVersion(&drv) != cudaSuccess) drv = 0;
+    int k = snprintf(out, n, "runtime %d.%d (static), driver ", rt / 1000, rt % 1000 / 10);
+    if (k < 0 || (size_t)k >= n) return;
+    if (drv) snprintf(out + k, n - k, "%d.%d", drv / 1000, drv % 1000 / 10);
+    else snprintf(out + k, n - k, "none found");
+}

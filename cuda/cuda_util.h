@@ -69,6 +69,10 @@ int sg_cuda_open_device(int id, int *local, struct cudaDeviceProp *prop, char *e
 /** NVIDIA GPUs the kernel driver reports (/proc/driver/nvidia/gpus), without starting CUDA; -1 if unknown. */
 int sg_cuda_gpus_present(void);
 
+/** For `seqgpu version`: "runtime 12.4 (static), driver 12.8", or "driver
+ * none found" on a machine without the NVIDIA driver. */
+void sg_cuda_versions(char *out, size_t n);
+
 /**
  * The device memory to assume free at most: SEQGPU_CUDA_MEM_LIMIT (bytes,
  * K/M/G; the tests' way to run out of device memory), or 0 when it is unset.

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +14,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <htslib/bgzf.h>
+#include <htslib/tbx.h>
 
 /* Temporaries to remove when the run ends another way than through
  * sg_outfiles_close() or sg_outfiles_discard(): a fixed table, since a
@@ -129,6 +133,104 @@ static char *canonical(const char *path)
     return c;
 }
 
+int sg_outfile_compressed(const char *path)
+{
+    size_t n = strlen(path);
+    return (n > 3 && !strcmp(path + n - 3, ".gz")) || (n > 4 && !strcmp(path + n - 4, ".bgz"));
+}
+
+/* A BGZF stream behind a FILE, so that every writer (fprintf, fwrite) and
+ * the checks in finish() serve compressed outputs unchanged. htslib writes
+ * into a pipe that a thread of ours drains into the file: htslib's BGZF
+ * writer, its threads above all, loses memory and jobs when a write fails
+ * (a full disk), so it is given a sink that never fails, and the drain keeps
+ * the first error (its errno) for the close. */
+typedef struct {
+    BGZF *bgzf;        /* writes into the pipe */
+    int pipe_rd, fd;   /* the pipe's read end; the output */
+    _Atomic int err;   /* errno of the first failed write to fd, or 0 */
+    pthread_t drain;
+} bgzf_sink_t;
+
+static void *drain(void *arg)
+{
+    bgzf_sink_t *k = arg;
+    char buf[1 << 16];
+    ssize_t n;
+    while ((n = read(k->pipe_rd, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) { /* not on a pipe of ours; were it to happen, the writer would wait forever */
+            k->err = errno;
+            break;
+        }
+        /* after an error, read on and drop, so that htslib's writes never fail or block */
+        for (ssize_t at = 0; !k->err && at < n;) {
+            ssize_t w = write(k->fd, buf + at, (size_t)(n - at));
+            if (w >= 0) at += w;
+            else if (errno != EINTR) k->err = errno;
+        }
+    }
+    return NULL;
+}
+
+static ssize_t bgzf_cookie_write(void *cookie, const char *buf, size_t n)
+{
+    bgzf_sink_t *k = cookie;
+    int err = k->err; /* the output failed: stop the run now rather than at the close */
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    return bgzf_write(k->bgzf, buf, n) < 0 ? -1 : (ssize_t)n;
+}
+
+static int bgzf_cookie_close(void *cookie)
+{
+    bgzf_sink_t *k = cookie;
+    int r = bgzf_close(k->bgzf); /* the end-of-file block, then the pipe's write end */
+    pthread_join(k->drain, NULL);
+    close(k->pipe_rd);
+    if (close(k->fd) != 0 && !k->err) k->err = errno;
+    int err = k->err ? k->err : r < 0 ? EIO : 0;
+    free(k);
+    errno = err;
+    return err ? EOF : 0;
+}
+
+/* o->fp on the open descriptor fd (taken over, closed on failure): BGZF
+ * when the name asks for it. */
+static int open_stream(sg_outfile_t *o, int fd)
+{
+    if (!sg_outfile_compressed(o->path)) {
+        if ((o->fp = fdopen(fd, "w"))) return 0;
+        close(fd);
+        return -1;
+    }
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) {
+        close(fd);
+        return -1;
+    }
+    bgzf_sink_t *k = sg_calloc(1, sizeof *k);
+    k->pipe_rd = p[0];
+    k->fd = fd;
+    if (!(k->bgzf = bgzf_dopen(p[1], "w"))) {
+        close(p[1]);
+    } else if (pthread_create(&k->drain, NULL, drain, k) != 0) {
+        bgzf_close(k->bgzf); /* a pipe of 64 kB takes a lone end-of-file block */
+    } else {
+        if (o->threads > 1 && bgzf_mt(k->bgzf, o->threads, 256) < 0) sg_warn("cannot start BGZF compression threads");
+        static const cookie_io_functions_t io = {.write = bgzf_cookie_write, .close = bgzf_cookie_close};
+        if ((o->fp = fopencookie(k, "w", io))) return 0;
+        bgzf_cookie_close(k);
+        return -1;
+    }
+    close(p[0]);
+    close(fd);
+    free(k);
+    return -1;
+}
+
 #define TMP_TAG ".seqgpu-tmp."
 #define TMP_RANDOM 12
 
@@ -161,9 +263,13 @@ static int create_tmp(sg_outfile_t *o, const struct stat *st)
         close(fd);
         return SG_ERR_SYSTEM;
     }
-    if ((st && fchmod(fd, st->st_mode & 07777) != 0) || !(o->fp = fdopen(fd, "w"))) {
+    if (st && fchmod(fd, st->st_mode & 07777) != 0) {
         sg_error("cannot open '%s' for writing: %s", o->name, strerror(errno));
         close(fd);
+        return SG_ERR_INPUT;
+    }
+    if (open_stream(o, fd) < 0) {
+        sg_error("cannot open '%s' for writing: %s", o->name, strerror(errno));
         return SG_ERR_INPUT;
     }
     return 0;
@@ -191,12 +297,22 @@ static int open_one(sg_outfile_t *out, int i, const struct stat *in_st, const ui
                 sg_error("%s and %s both go to standard output: give one of them a file name", out[j].what, o->what);
                 return SG_ERR_INPUT;
             }
-        o->fp = std ? stdout : fopen(o->path, "w");
-        if (!o->fp) {
+        if (o->index_of) {
+            sg_error("%s: cannot index '%s', which is not a regular file", o->what, o->name);
+            return SG_ERR_INPUT;
+        }
+        int fd = std ? -1 : open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (std) o->fp = stdout;
+        else if (fd < 0 || open_stream(o, fd) < 0) {
             sg_error("cannot open '%s' for writing: %s", o->name, strerror(errno));
             return SG_ERR_INPUT;
         }
         return 0;
+    }
+    if (o->index_of && (!o->index_of->tmp || !sg_outfile_compressed(o->index_of->path))) {
+        sg_error("%s: a tabix index needs a BGZF regular file (a name ending in .gz or .bgz), and '%s' is not one",
+                 o->what, o->index_of->name ? o->index_of->name : "(none)");
+        return SG_ERR_INPUT;
     }
     char *c = canonical(o->target);
     if (!c || (exists && access(c, W_OK) != 0)) {
@@ -249,6 +365,16 @@ int sg_outfiles_close(sg_outfile_t *out, int n)
     int r = 0;
     for (int i = 0; i < n; i++)
         if (out[i].fp && finish(&out[i]) < 0) r = SG_ERR_SYSTEM;
+    for (int i = 0; i < n && r == 0; i++) {
+        sg_outfile_t *o = &out[i];
+        if (!o->index_of || !o->tmp) continue;
+        /* min_shift 0: a .tbi index, the one tabix looks for */
+        if (tbx_index_build3(o->index_of->tmp, o->tmp, 0, o->threads, &tbx_conf_bed) != 0) {
+            sg_error("cannot build the tabix index of '%s': each record's lines must be together, in order "
+                     "(a record name given twice?)", o->index_of->name);
+            r = SG_ERR_INPUT;
+        }
+    }
     for (int i = 0; i < n && r == 0; i++) {
         sg_outfile_t *o = &out[i];
         if (!o->tmp) continue;

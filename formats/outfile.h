@@ -5,20 +5,31 @@
  * all of a run's files are put in place together at the end, or none. A
  * failed run, an exit() (out of memory) or a fatal signal (SIGINT, SIGTERM,
  * SIGHUP, SIGPIPE, ...) removes the temporaries. Standard output ("-"),
- * devices and FIFOs are written directly. Every write error is reported. */
+ * devices and FIFOs are written directly. Every write error is reported.
+ * A name ending in .gz or .bgz is written BGZF-compressed (htslib), so
+ * that zcat, bgzip -d and tabix read it; the FILE the writers see takes
+ * plain text either way. */
 #ifndef SG_OUTFILE_H
 #define SG_OUTFILE_H
 
 #include <stdio.h>
 
-typedef struct {
+typedef struct sg_outfile sg_outfile_t;
+struct sg_outfile {
     const char *what; /* the option that names it, for messages: "-o", "--stats", "PREFIX.gfa" */
     const char *path; /* as given; NULL: not asked for; "-": standard output */
+    int threads;      /* BGZF compression and indexing threads (0: one) */
+    /* set: this output is the tabix index of that one (BGZF, BED), built
+     * when the run's outputs are closed and put in place with them */
+    const sg_outfile_t *index_of;
     FILE *fp;         /* open from sg_outfiles_open() to sg_outfiles_close() */
     const char *name; /* path, or "(standard output)": for messages */
     char *target;     /* where it goes: path with its symlinks followed (a link stays a link) */
     char *tmp;        /* the temporary beside target, or NULL when written directly */
-} sg_outfile_t;
+};
+
+/** Whether an output of this name is written BGZF-compressed (.gz, .bgz). */
+int sg_outfile_compressed(const char *path);
 
 /**
  * Open the outputs out[0..n) whose path is set. Refuses an output that is
@@ -30,9 +41,11 @@ typedef struct {
 int sg_outfiles_open(sg_outfile_t *out, int n, char *const *inputs, int n_inputs) __attribute__((warn_unused_result));
 
 /**
- * Flush and close every output; when all were written, put them all in
- * place, else remove them all.
- * @return 0, or SG_ERR_SYSTEM with the message printed
+ * Flush and close every output, build the tabix indexes; when all were
+ * written, put them all in place, else remove them all.
+ * @return 0; SG_ERR_INPUT when an index cannot be built from the output
+ *         (a record's lines apart), SG_ERR_SYSTEM on a write error; the
+ *         message printed
  */
 int sg_outfiles_close(sg_outfile_t *out, int n) __attribute__((warn_unused_result));
 

@@ -37,6 +37,7 @@ struct sg_reader {
     size_t carry_len, carry_cap;
     int midline;           /* the next block continues a FASTA sequence line */
     uint64_t bytes;
+    uint64_t pos_done;     /* stored bytes of the files already closed */
 };
 
 /* A plain file is mapped; if someone truncates it while it is read, touching
@@ -147,8 +148,17 @@ const char *sg_reader_path(const sg_reader_t *r, int i)
 
 uint64_t sg_reader_bytes(const sg_reader_t *r) { return r->bytes; }
 
+/* Where the open file is, as stored: a compressed stream's block address is its compressed offset. */
+static uint64_t file_pos(const sg_reader_t *r)
+{
+    return r->map ? r->map_pos : r->fp ? (uint64_t)(bgzf_tell(r->fp) >> 16) : 0;
+}
+
+uint64_t sg_reader_pos(const sg_reader_t *r) { return r->pos_done + file_pos(r); }
+
 static void close_file(sg_reader_t *r)
 {
+    r->pos_done += file_pos(r);
     if (r->fp) bgzf_close(r->fp);
     r->fp = NULL;
     r->map = NULL;

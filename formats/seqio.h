@@ -56,6 +56,10 @@ int sg_reader_format(sg_reader_t *r) __attribute__((warn_unused_result));
 const char *sg_reader_path(const sg_reader_t *r, int i);
 /** Bytes of (decompressed) input read so far. */
 uint64_t sg_reader_bytes(const sg_reader_t *r);
+/** Bytes of the input files as stored (compressed, for compressed files)
+ * read so far: progress against their sizes on disk. Not thread-safe: from
+ * the thread that calls sg_reader_next(). */
+uint64_t sg_reader_pos(const sg_reader_t *r);
 void sg_reader_free(sg_reader_t *r);
 
 /**

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -72,11 +73,17 @@ int sg_parse_size(const char *s, size_t *out)
     return 0;
 }
 
-int sg_usage_error(const char *prefix, void (*usage)(FILE *), const char *fmt, const char *arg)
+int sg_usage_error(const char *cmd, const char *fmt, const char *arg)
 {
-    fprintf(stderr, "%s: ", prefix);
+    fprintf(stderr, "%s: ", cmd);
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n");
-    usage(stderr);
+    fprintf(stderr, "\ntry '%s -h' for the options\n", cmd);
     return SG_EXIT_INPUT;
+}
+
+int sg_parse_progress(const char *s, double *every)
+{
+    char *end;
+    *every = s ? strtod(s, &end) : SG_PROGRESS_EVERY;
+    return s && (end == s || *end || !(*every >= 0.1) || *every > 86400) ? -1 : 0;
 }

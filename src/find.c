@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../formats/json.h"
 #include "../formats/output.h"
@@ -17,18 +18,20 @@
 #include "log.h"
 #include "find_motif.h"
 #include "pipeline.h"
+#include "progress.h"
 #include "version.h"
 
 static void usage(FILE *fp)
 {
     fprintf(fp,
-"Usage: seqgpu find [options] <in.fa|in.fq|->[.gz] ...\n"
+"Usage: seqgpu find [options] [<in.fa|in.fq|->[.gz] ...]\n"
 "       seqgpu find [options] --cas-offinder input.txt\n"
 "\n"
 "Find every occurrence of IUPAC DNA motifs in FASTA/FASTQ records, on both\n"
 "strands, exactly or within a number of mismatches and next to a PAM, on a\n"
 "GPU when there is one and on all CPU cores when not. Output is BED6 by\n"
-"default, identical from every backend and thread count.\n"
+"default, identical from every backend and thread count. With no input named,\n"
+"standard input is read (unless it is a terminal).\n"
 "\n"
 "Options:\n"
 "  -m, --motif SEQ        IUPAC DNA motif (ACGTRYSWKMBDHVN); repeatable\n"
@@ -41,7 +44,8 @@ static void usage(FILE *fp)
 "      --cas-offinder FILE  take the genome folder, the pattern and the guides (each\n"
 "                         with its own limit and id) from a Cas-OFFinder input file\n"
 "  -s, --strand STR       both | + | -                      [both]\n"
-"  -o, --output FILE      output file                       [-]\n"
+"  -o, --output FILE      output file; FILE.gz or FILE.bgz is BGZF-compressed  [-]\n"
+"      --index            also write a tabix index, FILE.gz.tbi (bed, -o FILE.gz)\n"
 "  -F, --format STR       bed | tsv | count | casoffinder   [bed]\n"
 "  -t, --threads INT      total threads                     [all online CPUs]\n"
 "  -b, --backend STR      auto | cpu | cuda | opencl        [auto: the fastest by estimate]\n"
@@ -51,6 +55,7 @@ static void usage(FILE *fp)
 "      --kernel STR       exact motifs: auto | sunday | vector | qgram (opencl: no sunday)  [auto]\n"
 "      --chunk-size SIZE  bytes of input per chunk, e.g. 4M  [backend's choice]\n"
 "  -q, --quiet            no progress or summary lines on stderr\n"
+"      --progress[=SEC]   a progress line every SEC seconds [5], terminal or not\n"
 "  -v, --verbose          also say which backend auto chose, and why\n"
 "  -h, --help             show this help and exit\n"
 "\n"
@@ -127,7 +132,8 @@ typedef struct {
     int n_inputs;
     const char *output, *stats, *backend, *kernel, *pam3, *pam5, *casoff;
     sg_devices_t devices;
-    int threads, skip_masked, quiet, verbose, strands, max_mm;
+    int threads, skip_masked, quiet, verbose, strands, max_mm, index;
+    double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     sg_outfmt_t format;
     size_t chunk_size;
 } find_opts_t;
@@ -185,14 +191,21 @@ static int open_outputs(const find_opts_t *o, char *const *motif_files, int n_f,
     return r;
 }
 
+/* -o, --stats, --index */
+enum { N_OUTS = 3 };
+
+static char stdin_name[] = "-";
+static char *stdin_input[] = {stdin_name};
+
 static int usage_error(const char *fmt, const char *arg)
 {
-    return sg_usage_error("seqgpu find", usage, fmt, arg);
+    return sg_usage_error("seqgpu find", fmt, arg);
 }
 
 int main_find(int argc, char **argv)
 {
-    enum { OPT_DEVICE = 256, OPT_SKIP_MASKED, OPT_STATS, OPT_KERNEL, OPT_CHUNK, OPT_PAM, OPT_PAM5, OPT_CASOFF };
+    enum { OPT_DEVICE = 256, OPT_SKIP_MASKED, OPT_STATS, OPT_KERNEL, OPT_CHUNK, OPT_PAM, OPT_PAM5, OPT_CASOFF, OPT_INDEX,
+           OPT_PROGRESS };
     static const struct option lopts[] = {
         {"motif", required_argument, NULL, 'm'},     {"motif-file", required_argument, NULL, 'f'},
         {"strand", required_argument, NULL, 's'},    {"output", required_argument, NULL, 'o'},
@@ -202,6 +215,7 @@ int main_find(int argc, char **argv)
         {"kernel", required_argument, NULL, OPT_KERNEL}, {"chunk-size", required_argument, NULL, OPT_CHUNK},
         {"max-mismatches", required_argument, NULL, 'M'}, {"pam", required_argument, NULL, OPT_PAM},
         {"pam-5", required_argument, NULL, OPT_PAM5}, {"cas-offinder", required_argument, NULL, OPT_CASOFF},
+        {"index", no_argument, NULL, OPT_INDEX},     {"progress", optional_argument, NULL, OPT_PROGRESS},
         {"quiet", no_argument, NULL, 'q'},           {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -209,7 +223,7 @@ int main_find(int argc, char **argv)
                      .format = SG_OUT_BED};
     sg_motif_set_t ms = {0};
     sg_casoff_t co = {0};
-    char err[1024];
+    char err[1024], *index_path = NULL;
     long v;
     int c, ret = SG_EXIT_OK;
     double t0 = sg_realtime();
@@ -267,6 +281,13 @@ int main_find(int argc, char **argv)
                 goto out;
             }
             break;
+        case OPT_INDEX: o.index = 1; break;
+        case OPT_PROGRESS:
+            if (sg_parse_progress(optarg, &o.progress) < 0) {
+                ret = usage_error("invalid --progress '%s' (seconds, 0.1 or more)", optarg);
+                goto out;
+            }
+            break;
         case 'q': o.quiet = 1; break;
         case 'v': o.verbose = 1; break;
         case 'h': usage(stdout); goto out;
@@ -294,7 +315,16 @@ int main_find(int argc, char **argv)
         o.n_inputs = co.n_files;
     }
     if (n_m + n_f + !!o.casoff == 0) { ret = usage_error("%s", "no motif given: use -m SEQ or -f FILE"); goto out; }
-    if (o.n_inputs == 0) { ret = usage_error("%s", "no input file given (use - for standard input)"); goto out; }
+    if (o.n_inputs == 0) {
+        /* as seqkit: a pipe or a file on stdin is the input; a terminal is a user who forgot one */
+        if (isatty(STDIN_FILENO)) { ret = usage_error("%s", "no input file given (use - for standard input)"); goto out; }
+        o.inputs = stdin_input;
+        o.n_inputs = 1;
+    }
+    if (o.index && (o.format != SG_OUT_BED || !sg_outfile_compressed(o.output))) {
+        ret = usage_error("%s", "--index needs BED output to a BGZF file: -F bed -o FILE.gz (or FILE.bgz)");
+        goto out;
+    }
     if (sg_motif_set_window(&ms, o.pam5, o.pam3, o.max_mm, err, sizeof err) < 0) {
         sg_error("%s", err);
         ret = SG_EXIT_INPUT;
@@ -302,8 +332,14 @@ int main_find(int argc, char **argv)
     }
     /* the Cas-OFFinder file counts as an input, like the motif files */
     if (o.casoff) fopt[n_f] = (char *)o.casoff;
-    sg_outfile_t outs[] = {{.what = "-o", .path = o.output}, {.what = "--stats", .path = o.stats}};
-    if ((ret = sg_exit_code(open_outputs(&o, fopt, n_f + !!o.casoff, outs, 2))) != SG_EXIT_OK) goto out;
+    if (o.index) {
+        index_path = sg_malloc(strlen(o.output) + 5);
+        sprintf(index_path, "%s.tbi", o.output);
+    }
+    sg_outfile_t outs[N_OUTS] = {{.what = "-o", .path = o.output, .threads = o.threads},
+                                 {.what = "--stats", .path = o.stats},
+                                 {.what = "--index", .path = index_path, .threads = o.threads, .index_of = &outs[0]}};
+    if ((ret = sg_exit_code(open_outputs(&o, fopt, n_f + !!o.casoff, outs, N_OUTS))) != SG_EXIT_OK) goto out;
     for (int i = 0; i < n_m; i++) {
         if (sg_motif_add(&ms, NULL, mopt[i], err, sizeof err) < 0) {
             sg_error("%s", err);
@@ -324,6 +360,7 @@ int main_find(int argc, char **argv)
     sg_backend_opts_t bo = {.motifs = &ms, .skip_masked = o.skip_masked, .kernel = o.kernel,
                             .n_threads = o.threads, .devices = &o.devices,
                             .input_bases = sg_input_bases(o.inputs, o.n_inputs)};
+    sg_progress_start("seqgpu find", o.quiet, o.progress);
     int r = sg_backend_open(o.backend, &bo, &ctx.backend);
     if (r < 0) {
         ret = sg_exit_code(r);
@@ -345,11 +382,13 @@ int main_find(int argc, char **argv)
     double busy[N_STEPS] = {0};
     sg_pipeline_opts_t po = {.n_threads = o.threads, .max_items = 2 * o.threads + 4,
                              .free_item = sg_input_free_chunk, .busy = busy};
+    sg_progress_stage("scanning", sg_input_stored_bytes(o.inputs, o.n_inputs));
     if (r == 0) r = sg_pipeline_run(steps, N_STEPS, &ctx, &po);
+    sg_progress_stop();
     double wall = sg_realtime() - t0;
     if (r == 0 && o.stats) write_stats(outs[1].fp, &o, &ctx, busy, wall);
-    if (r == 0) r = sg_outfiles_close(outs, 2);
-    else sg_outfiles_discard(outs, 2);
+    if (r == 0) r = sg_outfiles_close(outs, N_OUTS);
+    else sg_outfiles_discard(outs, N_OUTS);
     if (r == 0) {
         uint64_t hits = 0;
         for (int m = 0; m < ms.n_motif; m++) hits += ctx.writer.total[m];
@@ -364,8 +403,10 @@ int main_find(int argc, char **argv)
     ctx.backend->free(ctx.backend);
     goto out;
 fail:
-    sg_outfiles_discard(outs, 2);
+    sg_outfiles_discard(outs, N_OUTS);
 out:
+    sg_progress_stop();
+    free(index_path);
     sg_motif_set_free(&ms);
     sg_casoff_free(&co);
     free(mopt);

@@ -1,5 +1,6 @@
 #include "input.h"
 #include "log.h"
+#include "progress.h"
 
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +14,17 @@ double sg_input_bases(char *const *paths, int n_paths)
         size_t n = strlen(paths[i]);
         int gz = (n > 3 && !strcmp(paths[i] + n - 3, ".gz")) || (n > 4 && !strcmp(paths[i] + n - 4, ".bgz"));
         total += (double)st.st_size * (gz ? 3 : 1);
+    }
+    return total;
+}
+
+uint64_t sg_input_stored_bytes(char *const *paths, int n_paths)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < n_paths; i++) {
+        struct stat st;
+        if (!strcmp(paths[i], "-") || stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+        total += (uint64_t)st.st_size;
     }
     return total;
 }
@@ -38,6 +50,7 @@ int sg_input_read(void *ctx, void *item, sg_emit_t *emit)
     sg_chunk_t *c;
     int r = sg_reader_next(in->reader, &c);
     if (r > 0) sg_emit(emit, c);
+    sg_progress_set(sg_reader_pos(in->reader));
     return r;
 }
 

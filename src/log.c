@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "log.h"
+#include "progress.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,8 +47,10 @@ static void vmsg(int kind, const char *fmt, va_list ap)
 {
     char buf[4096];
     vsnprintf(buf, sizeof buf, fmt, ap);
+    sg_progress_hold();
     if (kind == MSG_INFO) fprintf(stderr, "[%s] %s\n", log_prefix, buf);
     else fprintf(stderr, "%s: %s%s\n", log_prefix, kind == MSG_WARN ? "warning: " : "", buf);
+    sg_progress_release();
 }
 
 void sg_error(const char *fmt, ...)

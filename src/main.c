@@ -5,6 +5,9 @@
 
 #include <htslib/hts.h>
 
+#ifdef SG_HAVE_CUDA
+#include "../cuda/cuda_util.h"
+#endif
 #include "backend.h"
 #include "log.h"
 #include "version.h"
@@ -53,6 +56,11 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "version")) {
         printf("seqgpu %s\nhtslib %s\nbackends: %s\n", SG_VERSION, hts_version(), sg_backend_list());
+#ifdef SG_HAVE_CUDA
+        char cuda[128];
+        sg_cuda_versions(cuda, sizeof cuda);
+        printf("cuda: %s\n", cuda);
+#endif
         return SG_EXIT_OK;
     }
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
@@ -70,7 +78,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "seqgpu: no help for unknown command '%s'\n", argv[2]);
         return SG_EXIT_INPUT;
     }
-    fprintf(stderr, "seqgpu: unknown command '%s'\n\n", cmd);
-    usage(stderr);
+    fprintf(stderr, "seqgpu: unknown command '%s'\ntry 'seqgpu -h' for the commands\n", cmd);
     return SG_EXIT_INPUT;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../formats/gfa.h"
 #include "../formats/json.h"
@@ -19,7 +20,9 @@
 #include "../formats/seqio.h"
 #include "backend.h"
 #include "cli.h"
+#include "input.h"
 #include "log.h"
+#include "progress.h"
 #include "scc_coverage.h"
 #include "scc_repeats.h"
 #include "version.h"
@@ -27,11 +30,12 @@
 static void usage(FILE *fp)
 {
     fprintf(fp,
-"Usage: seqgpu scc [options] <reads.fq|reads.fa|graph.gfa>[.gz] ...\n"
+"Usage: seqgpu scc [options] [<reads.fq|reads.fa|graph.gfa>[.gz] ...]\n"
 "\n"
 "Find cyclic repeat structures (tandem repeats, satellites, repeat families):\n"
 "build a de Bruijn graph of the repeated k-mers of the reads, compact it into\n"
-"unitigs, and report its strongly connected components.\n"
+"unitigs, and report its strongly connected components. With no input named,\n"
+"standard input is read (unless it is a terminal).\n"
 "\n"
 "Options:\n"
 "  -k INT               k-mer size, odd, 11 to 63            [31]\n"
@@ -39,13 +43,15 @@ static void usage(FILE *fp)
 "  -c, --min-count INT  absolute k-mer count threshold (overrides --min-copies)\n"
 "      --edges FILE     take a directed graph as two integer columns instead\n"
 "      --write-graph F  also write the whole compacted graph as GFA\n"
-"  -p, --prefix STR     output prefix                          [seqgpu_scc]\n"
+"  -p, --prefix STR     output prefix; one ending in .gz writes every PREFIX.* file\n"
+"                       BGZF-compressed, as PREFIX.repeats.tsv.gz ...  [seqgpu_scc]\n"
 "  -t, --threads INT    total threads                          [all online CPUs]\n"
 "  -b, --backend STR    auto | cpu | cuda, for graph building and SCCs [auto: cuda\n"
 "                       for inputs of 1M+ graph vertices when a device is usable]\n"
 "      --device INT     CUDA device index                      [0]\n"
 "      --stats FILE     write a JSON run summary (histogram, coverage, graph sizes, stage times)\n"
 "  -q, --quiet          no progress or summary lines on stderr\n"
+"      --progress[=SEC] a progress line every SEC seconds [5], terminal or not\n"
 "  -v, --verbose        also say which backend auto chose, and why\n"
 "  -h, --help           show this help and exit\n"
 "\n"
@@ -64,6 +70,7 @@ static void usage(FILE *fp)
 "  PREFIX.gfa             GFA 1.0 of the repeat components (LB/CL tags per component)\n"
 "  PREFIX.units.fa        one repeat unit per component\n"
 "  PREFIX.components.tsv  node, component: every node of a repeat component\n"
+"Names ending in .gz or .bgz (--write-graph, --stats) are BGZF-compressed too.\n"
 "With --edges only PREFIX.components.tsv, for every node of a component with\n"
 "two or more nodes or a self-loop.\n"
 "\n"
@@ -77,6 +84,7 @@ typedef struct {
     const char *prefix, *edges, *write_graph, *stats, *backend;
     sg_devices_t devices;
     int k, threads, quiet, verbose, kw, kv, kt;
+    double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     double min_copies;
     long min_count;
 } scc_opts_t;
@@ -136,6 +144,7 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
     if (o->verbose && run->graph_why[0]) sg_info("graph: %s", run->graph_why);
     int r = sg_graph_builder_open("dbg", name, &go, &run->builder, err, sizeof err);
     if (r == 0) {
+        sg_progress_stage("counting k-mers", sg_input_stored_bytes(o->inputs, o->n_inputs));
         r = run->builder->build(run->builder, rd, g);
         rd = NULL;
         if (r == SG_ERR_DEVICE) snprintf(err, sizeof err, "%s", run->builder->err);
@@ -156,7 +165,9 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
     if (run->builder) run->builder->free(run->builder);
     sg_graph_free(g);
     r = sg_graph_builder_open("dbg", "cpu", &go, &run->builder, err, sizeof err);
-    return r < 0 ? r : run->builder->build(run->builder, rd, g);
+    if (r < 0) return r;
+    sg_progress_stage("counting k-mers", sg_input_stored_bytes(o->inputs, o->n_inputs));
+    return run->builder->build(run->builder, rd, g);
 }
 
 /* Components of every vertex, numbered in the order of their first vertex
@@ -187,11 +198,18 @@ static int find_sccs(const scc_opts_t *o, scc_run_t *run, const sg_graph_t *g, u
     return r;
 }
 
+/* Characters of a prefix that ask for BGZF outputs (".gz", ".bgz"), or 0. */
+static size_t prefix_gz(const char *prefix)
+{
+    return sg_outfile_compressed(prefix) ? strlen(strrchr(prefix, '.')) : 0;
+}
+
+/* PREFIX + suffix; a compressing prefix goes at the end: sample.gz gives sample.repeats.tsv.gz. */
 static char *out_path(const char *prefix, const char *suffix)
 {
-    size_t n = strlen(prefix) + strlen(suffix) + 1;
+    size_t n = strlen(prefix) + strlen(suffix) + 1, stem = strlen(prefix) - prefix_gz(prefix);
     char *p = sg_malloc(n);
-    snprintf(p, n, "%s%s", prefix, suffix);
+    snprintf(p, n, "%.*s%s%s", (int)stem, prefix, suffix, prefix + stem);
     return p;
 }
 
@@ -232,12 +250,15 @@ static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, con
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    return sg_usage_error("seqgpu scc", usage, fmt, arg);
+    return sg_usage_error("seqgpu scc", fmt, arg);
 }
+
+static char stdin_name[] = "-";
+static char *stdin_input[] = {stdin_name};
 
 int main_scc(int argc, char **argv)
 {
-    enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT };
+    enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT, OPT_PROGRESS };
     static const struct option lopts[] = {
         {"min-copies", required_argument, NULL, OPT_MIN_COPIES}, {"min-count", required_argument, NULL, 'c'},
         {"edges", required_argument, NULL, OPT_EDGES},           {"write-graph", required_argument, NULL, OPT_WRITE_GRAPH},
@@ -246,7 +267,8 @@ int main_scc(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},                       {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},                        {"device", required_argument, NULL, OPT_DEVICE},
         {"kw", required_argument, NULL, OPT_KW},                 {"kv", required_argument, NULL, OPT_KV},
-        {"kt", required_argument, NULL, OPT_KT},                 {NULL, 0, NULL, 0}};
+        {"kt", required_argument, NULL, OPT_KT},                 {"progress", optional_argument, NULL, OPT_PROGRESS},
+        {NULL, 0, NULL, 0}};
     scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2};
     long v;
     int c;
@@ -304,6 +326,10 @@ int main_scc(int argc, char **argv)
         case OPT_STATS: o.stats = optarg; break;
         case 'q': o.quiet = 1; break;
         case 'v': o.verbose = 1; break;
+        case OPT_PROGRESS:
+            if (sg_parse_progress(optarg, &o.progress) < 0)
+                return usage_error("invalid --progress '%s' (seconds, 0.1 or more)", optarg);
+            break;
         case 'h': usage(stdout); return SG_EXIT_OK;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
@@ -314,10 +340,15 @@ int main_scc(int argc, char **argv)
     o.inputs = argv + optind;
     o.n_inputs = argc - optind;
     if (o.edges && o.n_inputs) return usage_error("%s", "--edges takes the graph: give no other input");
-    if (!o.edges && !o.n_inputs) return usage_error("%s", "no input given (reads, a GFA graph, or --edges FILE)");
+    if (!o.edges && !o.n_inputs) {
+        if (isatty(STDIN_FILENO)) return usage_error("%s", "no input given (reads, a GFA graph, or --edges FILE)");
+        o.inputs = stdin_input;
+        o.n_inputs = 1;
+    }
     const char *base = strrchr(o.prefix, '/');
     base = base ? base + 1 : o.prefix;
-    if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+    size_t stem = strlen(base) - prefix_gz(o.prefix);
+    if (!stem || !strncmp(base, ".", stem) || !strncmp(base, "..", stem))
         return usage_error("invalid prefix '%s': it must end in a file name (PREFIX.repeats.tsv and the other outputs "
                            "would be hidden files or folders)", o.prefix);
 
@@ -362,15 +393,19 @@ int main_scc(int argc, char **argv)
         sg_error("%s backend: %s", name, err);
     }
     if (r < 0) goto out;
+    sg_progress_start("seqgpu scc", o.quiet, o.progress);
     if (o.edges) {
         run->source = "edges";
+        sg_progress_stage("reading the edges", 0);
         r = sg_edges_read(o.edges, &g);
     } else {
         /* the format from the stream that is then read: a pipe is read once */
+        sg_progress_stage("reading", 0);
         sg_reader_t *rd = sg_reader_new(o.inputs, o.n_inputs, READ_BLOCK, o.threads);
         int fmt = sg_reader_format(rd);
         if (fmt == SG_FMT_GFA) {
             run->source = "gfa";
+            sg_progress_stage("reading the graph", 0);
             if (o.n_inputs > 1) {
                 sg_error("a GFA graph is read alone: give one input");
                 r = SG_ERR_INPUT;
@@ -391,11 +426,13 @@ int main_scc(int argc, char **argv)
             (unsigned long long)(g.oriented ? g.n_edges / 2 : g.n_edges));
 
     double t0 = sg_realtime();
+    sg_progress_stage("finding SCCs", 0);
     comp = sg_malloc(((size_t)g.n_vert + 1) * sizeof *comp);
     if ((r = find_sccs(&o, run, &g, comp)) < 0) goto out;
     run->scc_s = sg_realtime() - t0;
 
     t0 = sg_realtime();
+    sg_progress_stage("writing", 0);
     if (o.write_graph) sg_gfa_write(outs[OUT_GRAPH].fp, &g, NULL, NULL);
     if (g.oriented) {
         sg_repeats_find(&g, comp, run->n_comp, coverage, &rp);
@@ -414,7 +451,9 @@ int main_scc(int argc, char **argv)
     }
     run->report_s = sg_realtime() - t0;
     if (o.stats) write_stats(outs[OUT_STATS].fp, &o, run, &g, g.oriented ? &rp : NULL, sg_realtime() - t_start);
-    if ((r = sg_outfiles_close(outs, N_OUT)) == 0) {
+    r = sg_outfiles_close(outs, N_OUT);
+    sg_progress_stop();
+    if (r == 0) {
         if (g.oriented) {
             uint32_t tandem = 0;
             for (uint32_t i = 0; i < rp.n; i++) tandem += rp.r[i].tandem;
@@ -428,6 +467,7 @@ int main_scc(int argc, char **argv)
                 sg_peak_rss() / 1048576.0);
     }
 out:
+    sg_progress_stop();
     if (r < 0) sg_outfiles_discard(outs, N_OUT);
     for (int i = 0; i < 4; i++) free(paths[i]);
     free(comp);

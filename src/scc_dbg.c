@@ -12,6 +12,7 @@
 #include "log.h"
 #include "pipeline.h"
 #include "scc_backend.h"
+#include "progress.h"
 #include "scc_coverage.h"
 
 /* counts of k-mers up to 65535 apart (the last bin holds the rest): room
@@ -70,6 +71,7 @@ static int dbg_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
     b->sec[0] = sg_realtime() - t0;
     if (r == 0) {
         t0 = sg_realtime();
+        sg_progress_stage("coverage", 0);
         d->distinct = t->distinct(t);
         d->total = t->total(t);
         r = t->histogram(t, d->hist, HIST_BINS);
@@ -88,6 +90,7 @@ static int dbg_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
                 d->cov.trough, d->threshold, d->o.min_count > 0 ? "" : " (--min-copies x coverage)",
                 (unsigned long long)d->kept);
         t0 = sg_realtime();
+        sg_progress_stage("unitigs", 0);
         r = t->unitigs(t, g);
         b->sec[2] = sg_realtime() - t0;
     }

@@ -36,14 +36,15 @@ load test_helper
     options_documented find
 }
 
-@test "unknown command and unknown option exit 1 with usage" {
+@test "unknown command and unknown option exit 1 with one line and a hint" {
     run seqgpu frobnicate
     assert_failure 1
-    assert_output --partial "unknown command 'frobnicate'"
+    assert_output "seqgpu: unknown command 'frobnicate'
+try 'seqgpu -h' for the commands"
     run seqgpu find --frob -m A "$LAMBDA"
     assert_failure 1
-    assert_output --partial "unknown option '--frob'"
-    assert_output --partial "Usage: seqgpu find"
+    assert_output "seqgpu find: unknown option '--frob'
+try 'seqgpu find -h' for the options"
 }
 
 @test "bad option values exit 1" {
@@ -69,9 +70,17 @@ load test_helper
     run seqgpu find "$LAMBDA"
     assert_failure 1
     assert_output --partial "no motif given"
-    run seqgpu find -m ACGT
+    # no input named is an error only when standard input is a terminal
+    run script -qec "$SEQGPU find -m ACGT" /dev/null
     assert_failure 1
     assert_output --partial "no input file"
+}
+
+@test "no input named: standard input is read when it is not a terminal" {
+    printf '>a\nACGTTACGT\n' > "$T/a.fa"
+    run seqgpu find -q -m ACGT < "$T/a.fa"
+    assert_success
+    assert_output "$(printf 'a\t0\t4\tACGT\t0\t.\na\t5\t9\tACGT\t0\t.')"
 }
 
 @test "an invalid motif letter is named with its motif" {

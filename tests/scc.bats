@@ -31,7 +31,7 @@ units_of() { awk -F'\t' 'NR > 1 {print $8}' "$1" | sort; }
     assert_failure 1
     run seqgpu scc --device x x.fq
     assert_failure 1
-    run seqgpu scc
+    run script -qec "$SEQGPU scc" /dev/null
     assert_failure 1
     assert_output --partial "no input given"
     run seqgpu scc --edges e.txt x.fq
@@ -279,7 +279,7 @@ PY
         fail "no graph_backend_choice in --stats"
     run seqgpu scc -b cpu --edges "$T/e.txt" -p "$T/x" --stats "$T/s.json"
     python3 -c "import json; assert 'backend_choice' not in json.load(open('$T/s.json'))" || fail "a choice without auto"
-    if ! have_cuda; then
+    if backend_absent cuda > /dev/null; then
         run seqgpu scc -v --edges "$T/e.txt" -p "$T/x"
         assert_output --regexp "auto: cpu \((no CUDA device|built without cuda)\)"
         refute_output --partial "warning"

@@ -1,0 +1,65 @@
+process SEQGPU_SCC {
+    tag "$meta.id"
+    label 'process_medium'
+    // nf-core's GPU label: the pipeline's config gives it an accelerator
+    // (e.g. in a 'gpu' profile); the script reads task.accelerator
+    label 'process_gpu'
+
+    conda "${moduleDir}/environment.yml"
+    // the CUDA build of the bioconda package runs on machines without a GPU
+    // too (the CUDA runtime is linked in statically; no driver, the cpu backend)
+    container "${ workflow.containerEngine == 'singularity' && !task.ext.singularity_pull_docker_container ?
+        'https://depot.galaxyproject.org/singularity/seqgpu:0.1.0--cuda126_100' :
+        'biocontainers/seqgpu:0.1.0--cuda126_100' }"
+
+    input:
+    tuple val(meta), path(reads)
+
+    output:
+    tuple val(meta), path("${prefix}.repeats.tsv")   , emit: repeats
+    tuple val(meta), path("${prefix}.gfa")           , emit: gfa
+    tuple val(meta), path("${prefix}.units.fa")      , emit: units
+    tuple val(meta), path("${prefix}.components.tsv"), emit: components
+    tuple val(meta), path("${prefix}.stats.json")    , emit: stats
+    path "versions.yml"                              , emit: versions
+
+    when:
+    task.ext.when == null || task.ext.when
+
+    script:
+    def args = task.ext.args ?: ''
+    prefix = task.ext.prefix ?: "${meta.id}"
+    // a task without a GPU never touches one; with one, auto puts large
+    // graphs on it (scc uses one device)
+    def backend = task.accelerator ? '--backend auto --device 0' : '--backend cpu'
+    """
+    seqgpu scc \\
+        --threads ${task.cpus} \\
+        ${backend} \\
+        --progress \\
+        --stats ${prefix}.stats.json \\
+        --prefix ${prefix} \\
+        ${args} \\
+        ${reads}
+
+    cat <<-END_VERSIONS > versions.yml
+    "${task.process}":
+        seqgpu: \$(seqgpu --version | sed 's/^seqgpu //')
+    END_VERSIONS
+    """
+
+    stub:
+    prefix = task.ext.prefix ?: "${meta.id}"
+    """
+    touch ${prefix}.repeats.tsv
+    touch ${prefix}.gfa
+    touch ${prefix}.units.fa
+    touch ${prefix}.components.tsv
+    echo '{}' > ${prefix}.stats.json
+
+    cat <<-END_VERSIONS > versions.yml
+    "${task.process}":
+        seqgpu: \$(seqgpu --version | sed 's/^seqgpu //')
+    END_VERSIONS
+    """
+}
