@@ -193,7 +193,7 @@ write_casoff() {
         for pam in NGG NRG; do
             { echo "$T/g$seed"; echo NNNNNNNNNNNNNNNNNNNN$pam; awk -F'\t' '{print $2 "NNN 5 " $1}' "$T/guides"; } > "$T/in.txt"
             rm -f "$T/co.out"
-            "$CASOFF" "$T/in.txt" C "$T/co.out" > /dev/null 2>&1 || fail "Cas-OFFinder failed"
+            "$CASOFF" "$T/in.txt" "${SEQGPU_CASOFFINDER_DEVICE:-C}" "$T/co.out" > /dev/null 2>&1 || fail "Cas-OFFinder failed"
             seqgpu find -q --cas-offinder "$T/in.txt" -F casoffinder -o "$T/sg.out" || fail "seqgpu failed"
             # Cas-OFFinder prints the whole header; its quirks (sites cut short at a file's end,
             # a text N or ambiguity code taken as a PAM base) stay out of the comparison
