@@ -356,39 +356,27 @@ __attribute__((target("avx2"))) static void fill_avx2(batch_t *b, const uint64_t
 }
 #endif
 
-/* Bit i: raw byte i is a separator, or past the text (i >= n_raw). */
-static void separators(const char *raw, size_t n_raw, size_t span, uint64_t *sep)
+/* Set bits [lo, hi) of bitmap win (of words words). */
+static void mark(uint64_t *win, size_t words, size_t lo, size_t hi)
 {
-    for (size_t i = 0; i < span; i += 64) {
-        uint64_t w = 0;
-        for (int k = 0; k < 64; k++) w |= (uint64_t)(i + k >= n_raw || raw[i + k] == SG_SEP) << k;
-        sep[i >> 6] = w;
-    }
+    if (hi > 64 * words) hi = 64 * words;
+    for (; lo < hi && (lo & 63); lo++) win[lo >> 6] |= 1ull << (lo & 63);
+    for (; lo + 64 <= hi; lo += 64) win[lo >> 6] = ~0ull;
+    for (; lo < hi; lo++) win[lo >> 6] |= 1ull << (lo & 63);
 }
 
-/* 64 bits of bitmap P (of n words; all ones past them) from bit off on. */
-static inline uint64_t bits_or_ones(const uint64_t *P, size_t n, size_t off)
+/* win bit s: the window of len bases at s spans a separator (SG_SEP between
+ * records) or runs past the text's n_raw bytes. Separators are few (one per
+ * record), so each marks the len starts before it rather than the bitmaps
+ * being shifted len times. */
+static void windows_spanning(const char *raw, size_t n_raw, size_t words, int len, uint64_t *win)
 {
-    size_t w = off >> 6;
-    unsigned s = off & 63;
-    uint64_t lo = w < n ? P[w] : ~0ull, hi = w + 1 < n ? P[w + 1] : ~0ull;
-    return s ? lo >> s | hi << (64 - s) : lo;
-}
-
-/* win[w] bit k: the window of len bases at 64w + k holds a bit of sep (both
- * of words words). Runs of ORed bits double in length up to the longest
- * power of two p <= len, then two runs of p cover len: log2(len) + 1 passes. */
-static void windows_hit(const uint64_t *sep, size_t words, int len, uint64_t *win, uint64_t *tmp)
-{
-    memcpy(win, sep, words * sizeof *win);
-    int p = 1;
-    for (; 2 * p <= len; p *= 2) {
-        for (size_t w = 0; w < words; w++) tmp[w] = win[w] | bits_or_ones(win, words, 64 * w + (size_t)p);
-        memcpy(win, tmp, words * sizeof *win);
-    }
-    if (len > p) {
-        for (size_t w = 0; w < words; w++) tmp[w] = win[w] | bits_or_ones(win, words, 64 * w + (size_t)(len - p));
-        memcpy(win, tmp, words * sizeof *win);
+    memset(win, 0, words * sizeof *win);
+    size_t back = (size_t)len - 1;
+    mark(win, words, n_raw > back ? n_raw - back : 0, 64 * words);
+    for (const char *p = raw, *end = raw + n_raw; (p = memchr(p, SG_SEP, (size_t)(end - p))); p++) {
+        size_t at = (size_t)(p - raw);
+        mark(win, words, at > back ? at - back : 0, at + 1);
     }
 }
 
@@ -445,16 +433,14 @@ void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, const char *raw, size_t n
     size_t n_words = (n + 63) / 64;
     uint64_t *pass_w = sg_malloc((n_words + 1) * sizeof *pass_w);
     /* windows that span a separator: the same for every group of one length */
-    uint64_t *sep = sg_malloc(3 * words * sizeof *sep), *sep_win = sep + words, *tmp = sep_win + words;
-    separators(raw, n_raw, span, sep);
-    sep[words - 1] = ~0ull;
+    uint64_t *sep_win = sg_malloc(words * sizeof *sep_win);
     int sep_len = 0;
     for (int g = 0; g < mm->n_group; g++) {
         const mm_group_t *G = &mm->group[g];
         const uint32_t keep = G->len >= 32 ? ~0u : (1u << G->len) - 1;
         batch->n = 0;
         pam_pass(G, cP, n_words, pass_w);
-        if (G->len != sep_len) windows_hit(sep, words, sep_len = G->len, sep_win, tmp);
+        if (G->len != sep_len) windows_spanning(raw, n_raw, words, sep_len = G->len, sep_win);
         for (size_t s0 = 0; s0 < n; s0 += 64) {
             uint64_t pass = pass_w[s0 >> 6] & ~sep_win[s0 >> 6] & (n - s0 >= 64 ? ~0ull : (1ull << (n - s0)) - 1);
             if (!G->p32) {
@@ -483,7 +469,7 @@ void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, const char *raw, size_t n
         }
         if (batch->n) mm->cmp32(G, batch, base, out);
     }
-    free(sep);
+    free(sep_win);
     free(pass_w);
     free(batch);
     free(store);
