@@ -402,9 +402,11 @@ void sg_gfa_write(FILE *fp, const sg_graph_t *g, const uint8_t *keep, const uint
         /* no bases: '*' (an empty field would make the tags the sequence); LN only when it is a length */
         char ln[32] = "";
         if (len) snprintf(ln, sizeof ln, "\tLN:i:%llu", (unsigned long long)len);
-        fprintf(fp, "S\t%s\t%.*s%s\tKC:i:%.0f\tDP:f:%.2f", sg_graph_name(g, i, nb, sizeof nb),
-                no_seq || !len ? 1 : (int)len, no_seq || !len ? "*" : g->seq + g->seq_off[i], ln, g->count_sum[i],
-                g->kmers[i] ? g->count_sum[i] / g->kmers[i] : 0.0);
+        fprintf(fp, "S\t%s\t%.*s%s", sg_graph_name(g, i, nb, sizeof nb), no_seq || !len ? 1 : (int)len,
+                no_seq || !len ? "*" : g->seq + g->seq_off[i], ln);
+        /* a read: RC, the bases of the reads it stands for (Bandage's depth is RC / LN) */
+        if (g->reads) fprintf(fp, "\tRC:i:%.0f", g->count_sum[i]);
+        else fprintf(fp, "\tKC:i:%.0f\tDP:f:%.2f", g->count_sum[i], g->kmers[i] ? g->count_sum[i] / g->kmers[i] : 0.0);
         if (comp_of && comp_of[i])
             fprintf(fp, "\tLB:Z:repeat%u\tCL:Z:%s", comp_of[i], palette[(comp_of[i] - 1) % (sizeof palette / sizeof *palette)]);
         fputc('\n', fp);

@@ -29,8 +29,9 @@ int sg_gfa_read(const char *path, sg_graph_t *g) __attribute__((warn_unused_resu
 int sg_edges_read(const char *path, sg_graph_t *g) __attribute__((warn_unused_result));
 
 /**
- * Write g as GFA 1.0: S lines first (LN, KC, DP tags; LB and CL tags naming
- * and colouring the component when comp_of is given), then each link once.
+ * Write g as GFA 1.0: S lines first (LN, KC and DP tags, or RC for reads;
+ * LB and CL tags naming and colouring the component when comp_of is
+ * given), then each link once.
  * Write errors are the caller's to check (sg_outfiles_close()).
  * @param keep     nodes to write, or NULL for all
  * @param comp_of  component number (from 1) of each node, or NULL

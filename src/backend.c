@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "find_kernels.h"
 #include "log.h"
+#include "scc_overlap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +23,16 @@ typedef struct {
     sg_backend_ctor find;     /* find's scanner */
     sg_kmer_table_ctor kmers; /* scc's k-mer table, or NULL */
     sg_scc_solver_ctor scc;   /* scc's SCC solver, or NULL */
+    sg_graph_builder_ctor overlap; /* scc's overlap graph builder, or NULL */
 } backend_t;
 
 static const backend_t backends[] = {
-    {"cpu", sg_backend_cpu, sg_kmer_table_cpu, sg_scc_solver_cpu},
+    {"cpu", sg_backend_cpu, sg_kmer_table_cpu, sg_scc_solver_cpu, sg_graph_builder_overlap_cpu},
 #ifdef SG_HAVE_CUDA
-    {"cuda", sg_backend_cuda, sg_kmer_table_cuda, sg_scc_solver_cuda},
+    {"cuda", sg_backend_cuda, sg_kmer_table_cuda, sg_scc_solver_cuda, NULL},
 #endif
 #ifdef SG_HAVE_OPENCL
-    {"opencl", sg_backend_opencl, NULL, NULL},
+    {"opencl", sg_backend_opencl, NULL, NULL, NULL},
 #endif
 };
 #define N_BACKENDS (sizeof backends / sizeof *backends)
@@ -196,12 +198,26 @@ int sg_kmer_table_open(const char *name, const sg_kmer_opts_t *o, sg_kmer_table_
     return b ? b->kmers(o, out, err, errsz) : SG_ERR_DEVICE;
 }
 
+int sg_graph_builder_on(const char *graph, const char *name)
+{
+    const backend_t *b = lookup(name);
+    return b && (!strcmp(graph, "overlap") ? b->overlap != NULL : b->kmers != NULL);
+}
+
 int sg_graph_builder_open(const char *graph, const char *name, const sg_graph_opts_t *o, sg_graph_builder_t **out,
                           char *err, size_t errsz)
 {
     *out = NULL;
+    if (!strcmp(graph, "overlap")) {
+        const backend_t *b = lookup(name);
+        if (!b || !b->overlap) {
+            snprintf(err, errsz, "this seqgpu builds the overlap graph on the cpu only");
+            return SG_ERR_DEVICE;
+        }
+        return b->overlap(o, out, err, errsz);
+    }
     if (strcmp(graph, "dbg")) {
-        snprintf(err, errsz, "no graph builder '%s' (dbg)", graph);
+        snprintf(err, errsz, "no graph builder '%s' (dbg, overlap)", graph);
         return SG_ERR_INPUT;
     }
     sg_kmer_table_t *t;

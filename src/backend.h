@@ -55,9 +55,12 @@ void sg_backend_fell_back(const char *err, const char *instead, char *why, size_
 int sg_backend_open(const char *name, const sg_backend_opts_t *o, sg_backend_t **out)
     __attribute__((warn_unused_result));
 
+/** Whether backend name ("cpu", "cuda") builds graph ("dbg", "overlap"). */
+int sg_graph_builder_on(const char *graph, const char *name);
+
 /**
- * Open scc's k-mer table, graph builder (graph "dbg") or SCC solver on the
- * backend name ("cpu" or "cuda").
+ * Open scc's k-mer table, graph builder (graph "dbg" or "overlap") or SCC
+ * solver on the backend name ("cpu" or "cuda").
  * @return 0, or SG_ERR_DEVICE with the reason in err (a backend this binary
  *         lacks, no device, a device that failed)
  */

@@ -1,9 +1,11 @@
 /* seqgpu scc: repeats from the strongly connected components of a de Bruijn
- * graph of reads (or of a GFA graph, or of a plain edge list).
+ * graph of reads, or of an overlap graph of long reads (or of a GFA graph,
+ * or of a plain edge list).
  *
  * reads -> k-mer counts -> coverage and threshold -> unitigs of the kept
- * k-mers (a graph builder) -> SCCs (an SCC solver) -> repeats, reported once
- * per reverse-complement twin. The builder and the solver run on the
+ * k-mers (a graph builder; -g overlap: reads -> overlaps -> the graph of
+ * read strands and dovetails) -> SCCs (an SCC solver) -> repeats, reported
+ * once per reverse-complement twin. The builder and the solver run on the
  * backend that -b names, or that auto chooses for the size of their work
  * (backend.h). */
 #define _GNU_SOURCE
@@ -24,6 +26,7 @@
 #include "log.h"
 #include "progress.h"
 #include "scc_coverage.h"
+#include "scc_readset.h"
 #include "scc_repeats.h"
 #include "version.h"
 
@@ -34,13 +37,20 @@ static void usage(FILE *fp)
 "\n"
 "Find cyclic repeat structures (tandem repeats, satellites, repeat families):\n"
 "build a de Bruijn graph of the repeated k-mers of the reads, compact it into\n"
-"unitigs, and report its strongly connected components. With no input named,\n"
-"standard input is read (unless it is a terminal).\n"
+"unitigs, and report its strongly connected components; or, for long reads,\n"
+"the graph of their overlaps, where reads inside a tandem array close cycles.\n"
+"With no input named, standard input is read (unless it is a terminal).\n"
 "\n"
 "Options:\n"
-"  -k INT               k-mer size, odd, 11 to 63            [31]\n"
-"      --min-copies F   keep k-mers seen >= F x the estimated k-mer coverage [3]\n"
-"  -c, --min-count INT  absolute k-mer count threshold (overrides --min-copies)\n"
+"  -g, --graph STR      dbg | overlap                          [dbg]\n"
+"  -k INT               dbg: k-mer size, odd, 11 to 63         [31]\n"
+"      --min-copies F   dbg: keep k-mers seen >= F x the estimated k-mer coverage [3]\n"
+"  -c, --min-count INT  dbg: absolute k-mer count threshold (overrides --min-copies)\n"
+"      --overlaps FILE  overlap: take the overlaps from PAF (minimap2 -x ava-pb or\n"
+"                       ava-ont), plain or gzip, instead of the own overlapper\n"
+"      --min-overlap INT  overlap: shortest dovetail overlap kept, bases [2000]\n"
+"      --min-identity F   overlap: lowest estimated identity kept      [0.8]\n"
+"      --write-overlaps F overlap: also write the overlaps kept as PAF\n"
 "      --edges FILE     take a directed graph as two integer columns instead\n"
 "      --write-graph F  also write the whole compacted graph as GFA\n"
 "  -p, --prefix STR     output prefix; one ending in .gz writes every PREFIX.* file\n"
@@ -66,27 +76,33 @@ static void usage(FILE *fp)
 "\n"
 "Outputs:\n"
 "  PREFIX.repeats.tsv     id, kind (tandem | complex), unitigs, kmers, period (bases),\n"
-"                         mean_count, copies, unit (least rotation, either strand)\n"
-"  PREFIX.gfa             GFA 1.0 of the repeat components (LB/CL tags per component)\n"
+"                         mean_count, copies, unit (least rotation, either strand);\n"
+"                         overlap: unitigs = reads, kmers = their bases, mean_count =\n"
+"                         the read coverage, copies = bases / coverage / period\n"
+"  PREFIX.gfa             GFA 1.0 of the repeat components (LB/CL tags per component;\n"
+"                         overlap: reads with LN and RC tags, dovetails as links)\n"
 "  PREFIX.units.fa        one repeat unit per component\n"
-"  PREFIX.components.tsv  node, component: every node of a repeat component\n"
+"  PREFIX.components.tsv  node (overlap: read), component: every one of a repeat\n"
 "Names ending in .gz or .bgz (--write-graph, --stats) are BGZF-compressed too.\n"
 "With --edges only PREFIX.components.tsv, for every node of a component with\n"
 "two or more nodes or a self-loop.\n"
 "\n"
-"Example:\n"
-"  seqgpu scc -k 31 -p sample reads_1.fq.gz reads_2.fq.gz\n");
+"Examples:\n"
+"  seqgpu scc -k 31 -p sample reads_1.fq.gz reads_2.fq.gz\n"
+"  seqgpu scc -g overlap -p sample pacbio.fq.gz\n");
 }
 
 typedef struct {
     char **inputs;
     int n_inputs;
     const char *prefix, *edges, *write_graph, *stats, *backend;
+    const char *graph, *overlaps, *write_overlaps; /* -g; overlap's inputs and outputs */
+    FILE *overlaps_out;                            /* --write-overlaps, once open */
     sg_devices_t devices;
     int k, threads, quiet, verbose, kw, kv, kt;
     double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
-    double min_copies;
-    long min_count;
+    double min_copies, min_identity;
+    long min_count, min_overlap;
 } scc_opts_t;
 
 typedef struct {
@@ -133,18 +149,24 @@ static int open_solver(const scc_opts_t *o, const char *name, scc_run_t *run, ch
     return sg_scc_solver_open(name, &so, &run->solver, err, errsz);
 }
 
-/* The graph of the reads of rd (freed here), by the de Bruijn graph builder
+/* The graph of the reads of rd (freed here), by the graph builder of -g
  * on the backend name; under auto a device that fails hands the build to the
  * cpu, which reads the input again. */
 static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *name, sg_reader_t *rd, sg_graph_t *g)
 {
     const sg_graph_opts_t go = {.k = o->k, .min_copies = o->min_copies, .min_count = o->min_count,
-                                .n_threads = o->threads, .devices = &o->devices};
+                                .n_threads = o->threads, .devices = &o->devices, .min_overlap = (uint32_t)o->min_overlap,
+                                .min_identity = o->min_identity, .overlaps = o->overlaps, .overlaps_out = o->overlaps_out};
+    const char *stage = strcmp(o->graph, "dbg") ? "reading" : "counting k-mers";
     char err[512] = "";
+    if (!strcmp(o->backend, "auto") && !sg_graph_builder_on(o->graph, name)) {
+        snprintf(run->graph_why, sizeof run->graph_why, "auto: cpu (the %s graph is built on the cpu only)", o->graph);
+        name = "cpu";
+    }
     if (o->verbose && run->graph_why[0]) sg_info("graph: %s", run->graph_why);
-    int r = sg_graph_builder_open("dbg", name, &go, &run->builder, err, sizeof err);
+    int r = sg_graph_builder_open(o->graph, name, &go, &run->builder, err, sizeof err);
     if (r == 0) {
-        sg_progress_stage("counting k-mers", sg_input_stored_bytes(o->inputs, o->n_inputs));
+        sg_progress_stage(stage, sg_input_stored_bytes(o->inputs, o->n_inputs));
         r = run->builder->build(run->builder, rd, g);
         rd = NULL;
         if (r == SG_ERR_DEVICE) snprintf(err, sizeof err, "%s", run->builder->err);
@@ -164,9 +186,9 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
     run->device_failed = 1;
     if (run->builder) run->builder->free(run->builder);
     sg_graph_free(g);
-    r = sg_graph_builder_open("dbg", "cpu", &go, &run->builder, err, sizeof err);
+    r = sg_graph_builder_open(o->graph, "cpu", &go, &run->builder, err, sizeof err);
     if (r < 0) return r;
-    sg_progress_stage("counting k-mers", sg_input_stored_bytes(o->inputs, o->n_inputs));
+    sg_progress_stage(stage, sg_input_stored_bytes(o->inputs, o->n_inputs));
     return run->builder->build(run->builder, rd, g);
 }
 
@@ -258,7 +280,8 @@ static char *stdin_input[] = {stdin_name};
 
 int main_scc(int argc, char **argv)
 {
-    enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT, OPT_PROGRESS };
+    enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT, OPT_PROGRESS,
+           OPT_OVERLAPS, OPT_MIN_OVERLAP, OPT_MIN_IDENTITY, OPT_WRITE_OVERLAPS };
     static const struct option lopts[] = {
         {"min-copies", required_argument, NULL, OPT_MIN_COPIES}, {"min-count", required_argument, NULL, 'c'},
         {"edges", required_argument, NULL, OPT_EDGES},           {"write-graph", required_argument, NULL, OPT_WRITE_GRAPH},
@@ -268,16 +291,45 @@ int main_scc(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},                        {"device", required_argument, NULL, OPT_DEVICE},
         {"kw", required_argument, NULL, OPT_KW},                 {"kv", required_argument, NULL, OPT_KV},
         {"kt", required_argument, NULL, OPT_KT},                 {"progress", optional_argument, NULL, OPT_PROGRESS},
+        {"graph", required_argument, NULL, 'g'},                 {"overlaps", required_argument, NULL, OPT_OVERLAPS},
+        {"min-overlap", required_argument, NULL, OPT_MIN_OVERLAP}, {"min-identity", required_argument, NULL, OPT_MIN_IDENTITY},
+        {"write-overlaps", required_argument, NULL, OPT_WRITE_OVERLAPS},
         {NULL, 0, NULL, 0}};
-    scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2};
+    scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2,
+                    .min_overlap = 2000, .min_identity = 0.8};
+    const char *overlap_only = NULL; /* an option of -g overlap that was given */
     long v;
     int c;
     double t_start = sg_realtime();
     sg_log_init("seqgpu scc", 0);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":k:c:p:t:b:qvh", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, ":k:c:p:t:b:g:qvh", lopts, NULL)) >= 0) {
         switch (c) {
+        case 'g':
+            if (strcmp(optarg, "dbg") && strcmp(optarg, "overlap"))
+                return usage_error("invalid graph '%s' (dbg or overlap)", optarg);
+            o.graph = optarg;
+            break;
+        case OPT_OVERLAPS: o.overlaps = overlap_only = optarg; break;
+        case OPT_WRITE_OVERLAPS:
+            o.write_overlaps = optarg;
+            overlap_only = "--write-overlaps";
+            break;
+        case OPT_MIN_OVERLAP:
+            if (sg_parse_int(optarg, 1, SG_READ_MAX_LEN, &v) < 0)
+                return usage_error("invalid --min-overlap '%s' (bases, 1 or more)", optarg);
+            o.min_overlap = v;
+            overlap_only = "--min-overlap";
+            break;
+        case OPT_MIN_IDENTITY: {
+            char *end;
+            o.min_identity = strtod(optarg, &end);
+            if (end == optarg || *end || !(o.min_identity >= 0) || o.min_identity > 1)
+                return usage_error("invalid --min-identity '%s' (0 to 1)", optarg);
+            overlap_only = "--min-identity";
+            break;
+        }
         case 'k':
             if (sg_parse_int(optarg, SG_K_MIN, SG_K_MAX, &v) < 0 || v % 2 == 0)
                 return usage_error("invalid k-mer size '%s' (odd, 11 to 63)", optarg);
@@ -336,6 +388,12 @@ int main_scc(int argc, char **argv)
         }
     }
     sg_log_init("seqgpu scc", o.quiet);
+    if (!o.graph) o.graph = o.overlaps ? "overlap" : "dbg";
+    if (overlap_only && strcmp(o.graph, "overlap")) {
+        if (overlap_only == o.overlaps) overlap_only = "--overlaps";
+        return usage_error("%s is an option of -g overlap", overlap_only);
+    }
+    if (o.edges && !strcmp(o.graph, "overlap")) return usage_error("%s", "-g overlap builds the graph of reads: --edges takes a graph");
     if (!o.threads) o.threads = sg_default_threads();
     o.inputs = argv + optind;
     o.n_inputs = argc - optind;
@@ -352,7 +410,7 @@ int main_scc(int argc, char **argv)
         return usage_error("invalid prefix '%s': it must end in a file name (PREFIX.repeats.tsv and the other outputs "
                            "would be hidden files or folders)", o.prefix);
 
-    enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_GRAPH, OUT_STATS, N_OUT };
+    enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_GRAPH, OUT_STATS, OUT_OVERLAPS, N_OUT };
     char *paths[4] = {out_path(o.prefix, ".repeats.tsv"), out_path(o.prefix, ".gfa"), out_path(o.prefix, ".units.fa"),
                       out_path(o.prefix, ".components.tsv")};
     sg_outfile_t outs[N_OUT] = {
@@ -362,18 +420,25 @@ int main_scc(int argc, char **argv)
         {.what = "PREFIX.components.tsv", .path = paths[3]},
         {.what = "--write-graph", .path = o.write_graph},
         {.what = "--stats", .path = o.stats},
+        {.what = "--write-overlaps", .path = o.write_overlaps},
     };
-    char *edges_in[] = {(char *)o.edges};
-    char *const *inputs = o.edges ? edges_in : o.inputs;
-    int n_in = o.edges ? 1 : o.n_inputs;
+    /* the inputs: the edges, or the reads and the PAF of --overlaps */
+    char **inputs = sg_malloc(((size_t)o.n_inputs + 2) * sizeof *inputs);
+    int n_in = 0;
+    if (o.edges) inputs[n_in++] = (char *)o.edges;
+    else
+        while (n_in < o.n_inputs) inputs[n_in] = o.inputs[n_in], n_in++;
+    if (o.overlaps) inputs[n_in++] = (char *)o.overlaps;
     /* before any input is read: an input named twice that can be read once,
      * an output on an input, an output that cannot be written */
     int r = sg_inputs_check(inputs, n_in);
     if (r == 0) r = sg_outfiles_open(outs, N_OUT, inputs, n_in);
+    free(inputs);
     if (r < 0) {
         for (int i = 0; i < 4; i++) free(paths[i]);
         return sg_exit_code(r);
     }
+    o.overlaps_out = outs[OUT_OVERLAPS].fp;
 
     scc_run_t *run = sg_calloc(1, sizeof *run);
     sg_graph_t g = {0};
@@ -406,7 +471,10 @@ int main_scc(int argc, char **argv)
         if (fmt == SG_FMT_GFA) {
             run->source = "gfa";
             sg_progress_stage("reading the graph", 0);
-            if (o.n_inputs > 1) {
+            if (!strcmp(o.graph, "overlap")) {
+                sg_error("-g overlap builds the graph of reads: '%s' is a GFA graph", o.inputs[0]);
+                r = SG_ERR_INPUT;
+            } else if (o.n_inputs > 1) {
                 sg_error("a GFA graph is read alone: give one input");
                 r = SG_ERR_INPUT;
             } else if ((r = sg_gfa_parse(rd, &g)) == 0) {
@@ -422,7 +490,7 @@ int main_scc(int argc, char **argv)
         }
     }
     if (r < 0) goto out;
-    sg_info("graph: %u %s, %llu links", g.n, g.oriented ? "unitigs" : "nodes",
+    sg_info("graph: %u %s, %llu links", g.n, g.reads ? "reads" : g.oriented ? "unitigs" : "nodes",
             (unsigned long long)(g.oriented ? g.n_edges / 2 : g.n_edges));
 
     double t0 = sg_realtime();
@@ -435,7 +503,9 @@ int main_scc(int argc, char **argv)
     sg_progress_stage("writing", 0);
     if (o.write_graph) sg_gfa_write(outs[OUT_GRAPH].fp, &g, NULL, NULL);
     if (g.oriented) {
-        sg_repeats_find(&g, comp, run->n_comp, coverage, &rp);
+        if (run->builder && run->builder->repeats) r = run->builder->repeats(run->builder, &g, comp, run->n_comp, &rp);
+        else sg_repeats_find(&g, comp, run->n_comp, coverage, &rp);
+        if (r < 0) goto out;
         run->n_nontrivial = rp.n;
         uint8_t *keep = sg_calloc((size_t)g.n + 1, 1);
         for (uint32_t i = 0; i < g.n; i++) keep[i] = rp.node_repeat[i] != 0;

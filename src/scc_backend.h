@@ -18,6 +18,7 @@
 #include "chunk.h"
 #include "cli.h"
 #include "scc_graph.h"
+#include "scc_repeats.h"
 
 #define SG_K_MIN 11
 #define SG_K_MAX 63
@@ -65,15 +66,19 @@ int sg_kmer_table_cpu(const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err,
 /* A graph builder: reads in, a sequence graph out. */
 typedef struct sg_graph_builder sg_graph_builder_t;
 struct sg_graph_builder {
-    const char *name;    /* "dbg" */
+    const char *name;    /* "dbg", "overlap" */
     const char *backend; /* where it builds: "cpu", "cuda" */
     /** The graph of the reads of rd (freed here). Errors of the input are printed. */
     int (*build)(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g);
+    /** Optional: the repeats of the graph it built, given its SCCs, in place
+     * of sg_repeats_find() (the overlap graph's come from its reads, whose
+     * bases it gives to the repeats' segments of g here). */
+    int (*repeats)(sg_graph_builder_t *b, sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, sg_repeats_t *out);
     /** JSON members for --stats (each line "  \"key\": value,\n"), after build. */
     void (*stats)(const sg_graph_builder_t *b, FILE *fp);
     void (*free)(sg_graph_builder_t *b);
     double coverage;     /* after build: the coverage of single-copy sequence, which copies are counted in */
-    double sec[3];       /* seconds: reading and counting, the threshold, the graph */
+    double sec[3];       /* seconds: reading and counting, the threshold, the graph (overlap: reading, overlaps, graph) */
     char err[512];       /* why build failed with SG_ERR_DEVICE */
     void *priv;
 };
@@ -84,7 +89,13 @@ typedef struct {
     long min_count;     /* ... or, if above 0, >= min_count times */
     int n_threads;
     const sg_devices_t *devices;
+    uint32_t min_overlap;  /* overlap: the shortest dovetail or containment kept, bases (shorter reads are skipped) */
+    double min_identity;   /* overlap: the lowest estimated identity kept */
+    const char *overlaps;  /* overlap: a PAF file to take the overlaps from, or NULL for the own overlapper */
+    FILE *overlaps_out;    /* overlap: where the kept overlaps are written as PAF, or NULL */
 } sg_graph_opts_t;
+
+typedef int (*sg_graph_builder_ctor)(const sg_graph_opts_t *o, sg_graph_builder_t **out, char *err, size_t errsz);
 
 /** The de Bruijn graph of the reads' repeated k-mers, counted in table t (which
  * the builder owns from now on, and frees as soon as the graph is built). */

@@ -21,6 +21,7 @@ typedef struct {
 typedef struct {
     int oriented;       /* 1: sequence segments with two orientations; 0: plain directed graph */
     int k;              /* k-mer size of a de Bruijn graph, 0 if unknown */
+    int reads;          /* 1: the segments are reads (the overlap graph): count_sum holds the bases each stands for */
     uint32_t n;         /* nodes (segments) */
     uint32_t n_vert;    /* vertices: 2n oriented, n plain */
     char **name;        /* node names (GFA), or NULL: unitigs are named 1..n */

@@ -179,7 +179,80 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The de Bruijn graph's description of a component: k-mers and their mean
+ * count, copies (the mean count over the coverage), tandem when the
+ * component is one simple cycle, and the period and unit from the shortest
+ * cycle through its highest-count unitig. */
+typedef struct {
+    double coverage;
+    uint64_t *dist, *prev_edge;
+    uint32_t *prev, *touched, *in_deg;
+    heap_item_t *heap;
+} dbg_describe_t;
+
+static void describe_dbg(void *ctx, const sg_graph_t *g, const uint32_t *comp, uint32_t c, const uint32_t *mv,
+                         uint32_t size, sg_repeat_t *r)
+{
+    dbg_describe_t *d = ctx;
+    double sum = 0;
+    uint32_t best = mv[0];
+    double best_mean = -1;
+    for (uint32_t i = 0; i < r->n_nodes; i++) {
+        uint32_t node = r->nodes[i];
+        r->kmers += g->kmers[node];
+        sum += g->count_sum[node];
+    }
+    for (uint32_t i = 0; i < size; i++) {
+        uint32_t node = mv[i] >> 1;
+        double mean = g->kmers[node] ? g->count_sum[node] / g->kmers[node] : 0;
+        if (mean > best_mean) best_mean = mean, best = mv[i];
+    }
+    r->mean_count = r->kmers ? sum / r->kmers : 0;
+    r->copies = d->coverage > 0 ? r->mean_count / d->coverage : 0;
+    /* a component that is its own twin, as for (CG)n, reads each canonical k-mer in both
+     * orientations along the cycle: every copy counts it twice */
+    if (comp[sg_vert_flip(mv[0])] == c) r->copies /= 2;
+    /* one simple cycle: inside the component every vertex has one way in and one way out
+     * (also when the component is its own twin, as for an (AT)n array: u+ -> u- -> u+) */
+    int tandem = 1;
+    for (uint32_t i = 0; i < size && tandem; i++) {
+        uint32_t out_deg = 0;
+        for (uint64_t j = g->off[mv[i]]; j < g->off[mv[i] + 1]; j++)
+            if (comp[g->adj[j]] == c) out_deg++, d->in_deg[g->adj[j]]++;
+        tandem = out_deg == 1;
+    }
+    for (uint32_t i = 0; i < size; i++) {
+        if (d->in_deg[mv[i]] != 1) tandem = 0;
+        d->in_deg[mv[i]] = 0;
+    }
+    r->tandem = tandem;
+    char *cycle = shortest_cycle(g, comp, best, d->dist, d->prev, d->prev_edge, d->touched, d->heap, &r->period);
+    r->unit = cycle ? sg_canonical_unit(cycle, r->period) : sg_strdup("");
+    free(cycle);
+}
+
 void sg_repeats_find(const sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, double coverage, sg_repeats_t *out)
+{
+    const uint32_t nv = g->n_vert;
+    dbg_describe_t d = {.coverage = coverage};
+    d.dist = sg_malloc(((uint64_t)nv + 1) * sizeof *d.dist);
+    d.prev_edge = sg_malloc(((uint64_t)nv + 1) * sizeof *d.prev_edge);
+    d.prev = sg_malloc(((uint64_t)nv + 1) * sizeof *d.prev);
+    d.touched = sg_malloc(((uint64_t)nv + 1) * sizeof *d.touched);
+    d.in_deg = sg_calloc((uint64_t)nv + 1, sizeof *d.in_deg);
+    d.heap = sg_malloc((g->n_edges + 2) * sizeof *d.heap); /* each edge pushes at most once */
+    for (uint32_t v = 0; v < nv; v++) d.dist[v] = UINT64_MAX;
+    sg_repeats_find_by(g, comp, n_comp, describe_dbg, &d, out);
+    free(d.dist);
+    free(d.prev);
+    free(d.prev_edge);
+    free(d.touched);
+    free(d.in_deg);
+    free(d.heap);
+}
+
+void sg_repeats_find_by(const sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, sg_repeat_describe_t describe,
+                        void *ctx, sg_repeats_t *out)
 {
     memset(out, 0, sizeof *out);
     const uint32_t nv = g->n_vert;
@@ -196,20 +269,13 @@ void sg_repeats_find(const sg_graph_t *g, const uint32_t *comp, uint32_t n_comp,
     uint32_t *fill = sg_calloc(n_comp + 1, sizeof *fill);
     for (uint32_t v = 0; v < nv; v++) members[start[comp[v]] + fill[comp[v]]++] = v; /* ascending within each */
     free(fill);
-
-    uint64_t *dist = sg_malloc(((uint64_t)nv + 1) * sizeof *dist), *prev_edge = sg_malloc(((uint64_t)nv + 1) * sizeof *prev_edge);
-    uint32_t *prev = sg_malloc(((uint64_t)nv + 1) * sizeof *prev), *touched = sg_malloc(((uint64_t)nv + 1) * sizeof *touched);
-    for (uint32_t v = 0; v < nv; v++) dist[v] = UINT64_MAX;
-    uint32_t *in_deg = sg_calloc((uint64_t)nv + 1, sizeof *in_deg);
-    heap_item_t *heap = sg_malloc((g->n_edges + 2) * sizeof *heap); /* each edge pushes at most once */
     uint32_t m_rep = 16;
     out->r = sg_malloc(m_rep * sizeof *out->r);
 
     for (uint32_t v = 0; v < nv; v++) {
         uint32_t c = comp[v];
         if (rep[c] != v || done[c] || !(size[c] >= 2 || self[c])) continue;
-        uint32_t twin = comp[sg_vert_flip(v)];
-        done[c] = done[twin] = 1;
+        done[c] = done[comp[sg_vert_flip(v)]] = 1;
         const uint32_t *mv = members + start[c];
         sg_repeat_t r = {0};
         r.nodes = sg_malloc(size[c] * sizeof *r.nodes);
@@ -217,41 +283,7 @@ void sg_repeats_find(const sg_graph_t *g, const uint32_t *comp, uint32_t n_comp,
         qsort(r.nodes, size[c], sizeof *r.nodes, cmp_u32);
         for (uint32_t i = 0; i < size[c]; i++)
             if (!r.n_nodes || r.nodes[i] != r.nodes[r.n_nodes - 1]) r.nodes[r.n_nodes++] = r.nodes[i];
-        double sum = 0;
-        uint32_t best = mv[0];
-        double best_mean = -1;
-        for (uint32_t i = 0; i < r.n_nodes; i++) {
-            uint32_t node = r.nodes[i];
-            r.kmers += g->kmers[node];
-            sum += g->count_sum[node];
-        }
-        for (uint32_t i = 0; i < size[c]; i++) {
-            uint32_t node = mv[i] >> 1;
-            double mean = g->kmers[node] ? g->count_sum[node] / g->kmers[node] : 0;
-            if (mean > best_mean) best_mean = mean, best = mv[i];
-        }
-        r.mean_count = r.kmers ? sum / r.kmers : 0;
-        r.copies = coverage > 0 ? r.mean_count / coverage : 0;
-        /* a component that is its own twin, as for (CG)n, reads each canonical k-mer in both
-         * orientations along the cycle: every copy counts it twice */
-        if (twin == c) r.copies /= 2;
-        /* one simple cycle: inside the component every vertex has one way in and one way out
-         * (also when the component is its own twin, as for an (AT)n array: u+ -> u- -> u+) */
-        int tandem = 1;
-        for (uint32_t i = 0; i < size[c] && tandem; i++) {
-            uint32_t out_deg = 0;
-            for (uint64_t j = g->off[mv[i]]; j < g->off[mv[i] + 1]; j++)
-                if (comp[g->adj[j]] == c) out_deg++, in_deg[g->adj[j]]++;
-            tandem = out_deg == 1;
-        }
-        for (uint32_t i = 0; i < size[c]; i++) {
-            if (in_deg[mv[i]] != 1) tandem = 0;
-            in_deg[mv[i]] = 0;
-        }
-        r.tandem = tandem;
-        char *cycle = shortest_cycle(g, comp, best, dist, prev, prev_edge, touched, heap, &r.period);
-        r.unit = cycle ? sg_canonical_unit(cycle, r.period) : sg_strdup("");
-        free(cycle);
+        describe(ctx, g, comp, c, mv, size[c], &r);
         if (out->n == m_rep) out->r = sg_realloc(out->r, (m_rep *= 2) * sizeof *out->r);
         out->r[out->n++] = r;
     }
@@ -265,12 +297,6 @@ void sg_repeats_find(const sg_graph_t *g, const uint32_t *comp, uint32_t n_comp,
     free(members);
     free(self);
     free(done);
-    free(dist);
-    free(prev);
-    free(prev_edge);
-    free(touched);
-    free(in_deg);
-    free(heap);
 }
 
 void sg_repeats_free(sg_repeats_t *r)
@@ -300,8 +326,10 @@ void sg_repeats_write_units(FILE *fp, const sg_repeats_t *r)
     for (uint32_t i = 0; i < r->n; i++) {
         const sg_repeat_t *x = &r->r[i];
         if (!x->unit[0]) continue;
-        fprintf(fp, ">repeat%u kind=%s period=%llu copies=%.2f\n", i + 1, x->tandem ? "tandem" : "complex",
+        fprintf(fp, ">repeat%u kind=%s period=%llu copies=%.2f", i + 1, x->tandem ? "tandem" : "complex",
                 (unsigned long long)x->period, x->copies);
+        if (x->length > 0) fprintf(fp, " length=%.0f", x->length);
+        fputc('\n', fp);
         for (uint64_t j = 0; j < x->period; j += 60) fprintf(fp, "%.60s\n", x->unit + j);
     }
 }
@@ -310,7 +338,7 @@ void sg_components_write(FILE *fp, const sg_graph_t *g, const uint32_t *node_com
 {
     char nb[32];
     const char *prefix = g->oriented ? "repeat" : "scc";
-    fputs("node\tcomponent\n", fp);
+    fputs(g->reads ? "read\tcomponent\n" : "node\tcomponent\n", fp);
     for (uint32_t i = 0; i < g->n; i++)
         if (node_comp[i]) fprintf(fp, "%s\t%s%u\n", sg_graph_name(g, i, nb, sizeof nb), prefix, node_comp[i]);
 }

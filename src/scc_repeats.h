@@ -11,11 +11,12 @@
 
 typedef struct {
     int tandem;         /* one simple cycle; else complex */
-    uint32_t n_nodes;   /* unitigs (segments) */
-    uint64_t kmers;
+    uint32_t n_nodes;   /* unitigs (segments; reads of an overlap graph, the contained ones too) */
+    uint64_t kmers;     /* overlap graphs: the bases of those reads */
     uint64_t period;    /* shortest cycle through the highest-count unitig, in bases */
-    double mean_count;  /* mean k-mer count */
-    double copies;      /* mean count / coverage */
+    double mean_count;  /* mean k-mer count (overlap graphs: the read coverage) */
+    double copies;      /* mean count / coverage (overlap graphs: length / period) */
+    double length;      /* overlap graphs: the array's length estimate, its reads' bases / the coverage */
     char *unit;         /* that cycle's sequence, as its least rotation on either strand */
     uint32_t *nodes;    /* the members, ascending */
 } sg_repeat_t;
@@ -31,6 +32,21 @@ typedef struct {
  * vertex, as sg_scc_tarjan gives).
  */
 void sg_repeats_find(const sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, double coverage, sg_repeats_t *out);
+
+/**
+ * How a repeat component is described (the de Bruijn graph's way is
+ * sg_repeats_find's): given component c, its vertices mv[0..n) ascending,
+ * and r->nodes and r->n_nodes set to their nodes, fill in the rest of r.
+ * It may replace r->nodes with a longer list (ascending, from sg_malloc)
+ * of the nodes the repeat stands for.
+ */
+typedef void (*sg_repeat_describe_t)(void *ctx, const sg_graph_t *g, const uint32_t *comp, uint32_t c,
+                                     const uint32_t *mv, uint32_t n, sg_repeat_t *r);
+
+/** The repeats of an oriented graph as sg_repeats_find() finds and folds
+ * them, each described by describe. */
+void sg_repeats_find_by(const sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, sg_repeat_describe_t describe,
+                        void *ctx, sg_repeats_t *out);
 void sg_repeats_free(sg_repeats_t *r);
 
 /** The least rotation of s[0..n) (Booth's algorithm): its start. */
@@ -51,7 +67,7 @@ void sg_repeats_write_units(FILE *fp, const sg_repeats_t *r);
  */
 uint32_t sg_components_plain(const sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, uint32_t *node_comp);
 
-/** node, component: every node of a non-trivial component (for plain graphs, comp numbering) */
+/** node (read, for the overlap graph), component: every node of a non-trivial component (for plain graphs, comp numbering) */
 void sg_components_write(FILE *fp, const sg_graph_t *g, const uint32_t *node_comp);
 
 #endif

@@ -5,6 +5,7 @@
   reference.py find [options] MOTIFS IN...   brute-force `seqgpu find` (bed, tsv, count)
   reference.py motifs [options]              random IUPAC motifs as "name<TAB>motif" lines
   reference.py sim [options] PREFIX          genome with planted tandem arrays, and reads of it
+  reference.py satellites [options] PREFIX   genome with planted, diverged satellite arrays (for pbsim)
   reference.py revcomp MOTIF                 the reverse complement of an IUPAC motif
 """
 import argparse
@@ -221,6 +222,65 @@ def sim(args):
             f.write('@r%d\n%s\n+\n%s\n' % (i, r, 'I' * len(r)))
 
 
+def satellites(args):
+    """A genome of unique sequence with satellite arrays planted: each array
+    a random primitive unit repeated, every copy diverged from the unit on
+    its own (substitutions, and 1-base insertions and deletions, a tenth
+    each), so that copies differ from one another by about twice the rate.
+    Writes PREFIX.genome.fa and PREFIX.arrays.tsv (start, end, period,
+    divergence, the unit as its least rotation on either strand)."""
+    rnd = random.Random(args.seed)
+    specs = []
+    for a in args.arrays.split(','):
+        p, ln, d = a.split(':')
+        specs.append((int(p), int(ln), float(d)))
+    n_unique = len(specs) + 1
+    free = args.length - sum(ln for _, ln, _ in specs)
+    if free < n_unique * 1000:
+        sys.exit('satellites: the arrays leave too little unique sequence')
+    parts, arrays, at = [], [], 0
+    sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
+
+    def unique(n):
+        return ''.join(rnd.choice('ACGT') for _ in range(n))
+    for i, (p, ln, d) in enumerate(specs):
+        parts.append(unique(free // n_unique))
+        at += free // n_unique
+        while True:
+            u = unique(p)
+            if primitive(u):
+                break
+        arr = []
+        size = 0
+        while size < ln:
+            c = []
+            for b in u:
+                x = rnd.random()
+                if x < d * 0.8:
+                    c.append(rnd.choice(sub[b]))
+                elif x < d * 0.9:
+                    c.append(b + rnd.choice('ACGT'))
+                elif x >= d:
+                    c.append(b)
+            c = ''.join(c)
+            arr.append(c)
+            size += len(c)
+        arr = ''.join(arr)
+        parts.append(arr)
+        arrays.append((at, at + len(arr), p, d, canonical_unit(u)))
+        at += len(arr)
+    parts.append(unique(args.length - at))
+    genome = ''.join(parts)
+    with open(args.prefix + '.genome.fa', 'w') as f:
+        f.write('>genome\n')
+        for i in range(0, len(genome), 80):
+            f.write(genome[i:i + 80] + '\n')
+    with open(args.prefix + '.arrays.tsv', 'w') as f:
+        f.write('start\tend\tperiod\tdivergence\tunit\n')
+        for a in arrays:
+            f.write('%d\t%d\t%d\t%g\t%s\n' % a)
+
+
 def motifs(args):
     rnd = random.Random(args.seed)
     alphabet = 'ACGT' * 8 + 'RYSWKMBDHVN' if args.iupac else 'ACGT'
@@ -272,11 +332,17 @@ def main():
     t.add_argument('--read-len', type=int, default=150)
     t.add_argument('--errors', type=float, default=0.005)
     t.add_argument('prefix')
+    t = sub.add_parser('satellites')
+    t.add_argument('--seed', type=int, default=1)
+    t.add_argument('--length', type=int, default=300000)
+    t.add_argument('--arrays', default='6:20000:0.02,171:30000:0.01,2000:40000:0.03',
+                   help='period:length:divergence,...')
+    t.add_argument('prefix')
     a = ap.parse_args()
     if a.cmd == 'revcomp':
         print(revcomp(a.motif))
         return
-    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim}[a.cmd](a)
+    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim, 'satellites': satellites}[a.cmd](a)
 
 
 if __name__ == '__main__':

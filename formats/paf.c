@@ -1,0 +1,175 @@
+#define _GNU_SOURCE
+#include "paf.h"
+#include "../src/log.h"
+#include "seqio.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <htslib/bgzf.h>
+#include <htslib/kstring.h>
+
+#define PAF_COLUMNS 12
+#define BATCH 4096
+
+/* A whole non-negative decimal number of at most 10 digits. */
+static int paf_uint(const char *s, uint64_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9' || strlen(s) > 10) return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno) return -1;
+    *out = v;
+    return 0;
+}
+
+/* A tag "XX:f:value" or "XX:i:value" among fields [from, n), as a number; 0 when absent, -1 when not a number. */
+static int paf_tag(char **f, int from, int n, const char *name, double *out)
+{
+    for (int i = from; i < n; i++)
+        if (!strncmp(f[i], name, 2) && f[i][2] == ':' && (f[i][3] == 'f' || f[i][3] == 'i') && f[i][4] == ':') {
+            char *end;
+            errno = 0;
+            *out = strtod(f[i] + 5, &end);
+            return end == f[i] + 5 || *end || errno || !isfinite(*out) ? -1 : 1;
+        }
+    return 0;
+}
+
+/* One read of a line (columns name, length, start, end from f): its
+ * number, or -2 for a read passed over (too short to be stored). */
+static int64_t paf_read_of(char **f, const sg_readset_t *rs, const char *path, long lineno, uint32_t *s, uint32_t *e)
+{
+    static const char *const what[] = {"length", "start", "end"};
+    uint64_t v[3];
+    for (int i = 0; i < 3; i++)
+        if (paf_uint(f[i + 1], &v[i]) < 0) {
+            sg_error("'%s' line %ld: the %s of read '%s' is not a number: '%s'", path, lineno, what[i], f[0], f[i + 1]);
+            return -1;
+        }
+    int64_t id = sg_readset_find(rs, f[0], strlen(f[0]));
+    if (id < 0) {
+        sg_error("'%s' line %ld: read '%s' is not in the input", path, lineno, f[0]);
+        return -1;
+    }
+    uint32_t len = sg_readset_len(rs, (uint32_t)id);
+    if (v[0] != len) {
+        sg_error("'%s' line %ld: read '%s' is %u bases long in the input but %llu in the PAF (overlaps of other reads?)",
+                 path, lineno, f[0], len, (unsigned long long)v[0]);
+        return -1;
+    }
+    if (v[1] >= v[2] || v[2] > len) {
+        sg_error("'%s' line %ld: %llu-%llu is outside read '%s' (%u bases) or empty", path, lineno,
+                 (unsigned long long)v[1], (unsigned long long)v[2], f[0], len);
+        return -1;
+    }
+    *s = (uint32_t)v[1];
+    *e = (uint32_t)v[2];
+    return sg_readset_stored(rs, (uint32_t)id) ? id : -2;
+}
+
+/* A line's overlap: 1, 0 for a line passed over, or SG_ERR_INPUT. */
+static int paf_line(char *line, const sg_readset_t *rs, const char *path, long lineno, sg_overlap_t *o)
+{
+    char *f[64];
+    int n = 0;
+    for (char *p = line;; p++) {
+        if (n < 64) f[n++] = p;
+        p = strchr(p, '\t');
+        if (!p) break;
+        *p = 0;
+    }
+    if (n < PAF_COLUMNS) {
+        sg_error("'%s' line %ld: truncated: %d columns where PAF has %d or more", path, lineno, n, PAF_COLUMNS);
+        return SG_ERR_INPUT;
+    }
+    if (strcmp(f[4], "+") && strcmp(f[4], "-")) {
+        sg_error("'%s' line %ld: the strand is '%s', not '+' or '-'", path, lineno, f[4]);
+        return SG_ERR_INPUT;
+    }
+    memset(o, 0, sizeof *o);
+    int64_t q = paf_read_of(f, rs, path, lineno, &o->qs, &o->qe);
+    if (q == -1) return SG_ERR_INPUT;
+    int64_t t = paf_read_of(f + 5, rs, path, lineno, &o->ts, &o->te);
+    if (t == -1) return SG_ERR_INPUT;
+    o->rev = f[4][0] == '-';
+    if (!strcmp(f[0], f[5]) && !o->rev && o->qs == o->ts) {
+        sg_error("'%s' line %ld: read '%s' is matched onto itself at the same place (query equal to target): "
+                 "all-vs-all overlaps (minimap2 -x ava-pb or ava-ont) leave those out",
+                 path, lineno, f[0]);
+        return SG_ERR_INPUT;
+    }
+    if (q < 0 || t < 0) return 0;
+    uint64_t match, block;
+    if (paf_uint(f[9], &match) < 0 || paf_uint(f[10], &block) < 0) {
+        sg_error("'%s' line %ld: columns 10 and 11 (matching bases, block length) are not numbers", path, lineno);
+        return SG_ERR_INPUT;
+    }
+    double dv = 0, cm = 0;
+    int has = paf_tag(f, PAF_COLUMNS, n, "dv", &dv);
+    if (has == 0) has = paf_tag(f, PAF_COLUMNS, n, "de", &dv);
+    if (has < 0 || paf_tag(f, PAF_COLUMNS, n, "cm", &cm) < 0) {
+        sg_error("'%s' line %ld: a dv, de or cm tag is not a number", path, lineno);
+        return SG_ERR_INPUT;
+    }
+    double id = has ? 1 - dv : block ? (double)match / block : 0;
+    o->identity = (float)(id < 0 ? 0 : id > 1 ? 1 : id);
+    o->anchors = cm > 0 && cm < UINT32_MAX ? (uint32_t)cm : 0;
+    o->q = (uint32_t)q;
+    o->t = (uint32_t)t;
+    return 1;
+}
+
+int sg_paf_read(const char *path, const sg_readset_t *rs, sg_overlap_sink_t sink, void *arg)
+{
+    BGZF *fp = bgzf_open(path, "r");
+    if (!fp) {
+        sg_error("cannot read '%s': %s", path, strerror(errno));
+        return SG_ERR_INPUT;
+    }
+    kstring_t line = {0};
+    sg_overlap_t *batch = sg_malloc(BATCH * sizeof *batch);
+    size_t nb = 0;
+    long lineno = 0;
+    int r, ret = 0;
+    while (ret == 0 && (r = bgzf_getline(fp, '\n', &line)) >= 0) {
+        char err[256], *s = line.s;
+        size_t bom = 0;
+        if (++lineno == 1 && sg_text_start(line.s, line.l, &bom, err, sizeof err) < 0) {
+            sg_error("'%s' is %s", path, err);
+            ret = SG_ERR_INPUT;
+            break;
+        }
+        s += bom;
+        size_t len = strlen(s);
+        if (len && s[len - 1] == '\r') s[--len] = 0;
+        if (!len) continue;
+        int got = paf_line(s, rs, path, lineno, &batch[nb]);
+        if (got < 0) ret = got;
+        else if ((nb += (size_t)got) == BATCH) {
+            ret = sink(arg, batch, nb);
+            nb = 0;
+        }
+    }
+    if (ret == 0 && r < -1) {
+        sg_error("cannot read '%s': truncated or corrupt file", path);
+        ret = SG_ERR_INPUT;
+    }
+    if (ret == 0 && nb) ret = sink(arg, batch, nb);
+    bgzf_close(fp);
+    free(line.s);
+    free(batch);
+    return ret;
+}
+
+void sg_paf_write(FILE *fp, const sg_readset_t *rs, const sg_overlap_t *o)
+{
+    uint32_t span = o->qe - o->qs > o->te - o->ts ? o->qe - o->qs : o->te - o->ts;
+    fprintf(fp, "%s\t%u\t%u\t%u\t%c\t%s\t%u\t%u\t%u\t%.0f\t%u\t255\ttp:A:S\tcm:i:%u\tdv:f:%.4f\n",
+            sg_readset_name(rs, o->q), sg_readset_len(rs, o->q), o->qs, o->qe, o->rev ? '-' : '+',
+            sg_readset_name(rs, o->t), sg_readset_len(rs, o->t), o->ts, o->te, floor(o->identity * span + 0.5), span,
+            o->anchors, 1 - o->identity);
+}

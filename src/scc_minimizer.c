@@ -1,0 +1,869 @@
+#define _GNU_SOURCE
+#include "scc_minimizer.h"
+#include "dna.h"
+#include "log.h"
+#include "pipeline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- sketch ---- */
+
+typedef struct {
+    uint64_t h;
+    uint32_t pos, rev, j; /* j: the k-mer's number in its stretch of A/C/G/T */
+} slot_t;
+
+size_t sg_sketch(const uint8_t *codes, uint32_t len, int k, int w, int hpc, sg_mini_t **a, size_t *m)
+{
+    const int shift = 2 * (k - 1), hshift = 64 - 2 * k;
+    const uint64_t mask = sg_kmer64_mask(k);
+    slot_t dq[256]; /* a deque of the window's candidates, their hashes ascending: at most w + 1 */
+    int head = 0, tail = 0, l = 0, prev = -1;
+    uint64_t x = 0, r = 0;
+    uint32_t j = 0, last = UINT32_MAX;
+    size_t n = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        int c = codes[i];
+        if (c > 3) { /* a k-mer never spans a base that is not A/C/G/T */
+            l = 0, prev = -1, head = tail = 0, j = 0, last = UINT32_MAX;
+            continue;
+        }
+        if (hpc && c == prev) continue;
+        prev = c;
+        x = ((x << 2) | (uint64_t)c) & mask;
+        r = (r >> 2) | ((uint64_t)(3 - c) << shift);
+        if (++l < k) continue;
+        int z = r < x; /* k is odd: never equal */
+        uint64_t h = sg_kmer64_hash(z ? r : x) >> hshift;
+        /* a candidate no smaller than the new k-mer is never a window's
+         * minimum again; an equal one is dropped too, and both are output,
+         * each when it is the minimum at the front */
+        while (tail != head && dq[(tail - 1) & 255].h >= h) tail = (tail - 1) & 255;
+        dq[tail] = (slot_t){h, i, (uint32_t)z, j};
+        tail = (tail + 1) & 255;
+        while (dq[head].j + (uint32_t)w <= j) head = (head + 1) & 255;
+        if (j + 1 >= (uint32_t)w && dq[head].j != last) {
+            if (n == *m) *a = sg_realloc(*a, (*m = *m ? 2 * *m : 256) * sizeof **a);
+            (*a)[n++] = (sg_mini_t){dq[head].h, dq[head].pos, dq[head].rev};
+            last = dq[head].j;
+        }
+        j++;
+    }
+    return n;
+}
+
+void sg_ovl_opts_default(sg_ovl_opts_t *o, int n_threads, uint32_t min_overlap)
+{
+    *o = (sg_ovl_opts_t){.k = SG_OVL_K, .w = SG_OVL_W, .hpc = 1, .n_threads = n_threads > 0 ? n_threads : 1,
+                         .min_overlap = min_overlap, .max_occ = 0, .rep_partners = 16};
+}
+
+/* ---- a parallel loop over numbered items, on the pipeline ---- */
+
+typedef struct {
+    size_t n, next;
+    int (*work)(void *ctx, size_t i, void **out); /* any thread, any order */
+    int (*collect)(void *ctx, size_t i, void *out); /* in order of i, one at a time; or NULL */
+    void (*free_out)(void *out);
+    void *ctx;
+} pfor_t;
+
+typedef struct {
+    size_t i;
+    void *out;
+} pitem_t;
+
+static int pfor_source(void *vctx, void *item, sg_emit_t *emit)
+{
+    (void)item;
+    pfor_t *pf = vctx;
+    if (pf->next == pf->n) return 0;
+    pitem_t *it = sg_calloc(1, sizeof *it);
+    it->i = pf->next++;
+    sg_emit(emit, it);
+    return pf->next < pf->n;
+}
+
+static int pfor_work(void *vctx, void *item, sg_emit_t *emit)
+{
+    (void)emit;
+    pfor_t *pf = vctx;
+    pitem_t *it = item;
+    return pf->work(pf->ctx, it->i, &it->out);
+}
+
+static int pfor_collect(void *vctx, void *item, sg_emit_t *emit)
+{
+    pfor_t *pf = vctx;
+    pitem_t *it = item;
+    if (!it) return 0;
+    int r = pf->collect(pf->ctx, it->i, it->out);
+    sg_emit(emit, it); /* freed as it leaves */
+    return r;
+}
+
+static void pfor_free(void *vctx, void *item)
+{
+    pfor_t *pf = vctx;
+    pitem_t *it = item;
+    if (it->out && pf->free_out) pf->free_out(it->out);
+    free(it);
+}
+
+static int parallel_for(pfor_t *pf, int n_threads)
+{
+    if (!pf->n) return 0;
+    const sg_step_t steps[] = {
+        {"items", pfor_source, 1, 0},
+        {"work", pfor_work, 0, 0},
+        {"collect", pfor_collect, 1, 0},
+    };
+    sg_pipeline_opts_t po = {.n_threads = n_threads, .max_items = 4 * n_threads + 4, .free_item = pfor_free};
+    return sg_pipeline_run(steps, pf->collect ? 3 : 2, pf, &po);
+}
+
+/* ---- the index ---- */
+
+#define PART_BITS 8
+#define N_PART (1 << PART_BITS)
+/* bases of reads per block of work */
+#define BLOCK_BASES (1u << 20)
+
+typedef struct {
+    uint32_t hlo, rid, ps; /* hash without the partition bits; read; position << 1 | strand */
+} rec_t;
+
+typedef struct {
+    uint32_t rid, ps;
+} ent_t;
+
+typedef struct {
+    rec_t *rec; /* while building */
+    size_t n_rec, m_rec;
+    uint32_t n_key;
+    uint32_t *key;  /* distinct hashes, ascending */
+    uint32_t *off;  /* bucket i: ent[off[i] .. off[i + 1]), by read, then position */
+    ent_t *ent;
+    uint32_t *dir;  /* keys whose top dbits are s: key[dir[s] .. dir[s + 1]) */
+    int dbits;
+} part_t;
+
+typedef struct {
+    const sg_readset_t *rs;
+    sg_ovl_opts_t o;
+    int hb;                 /* bits of a hash below the partition bits */
+    uint32_t *block;        /* first read of each block of work, n_block + 1 */
+    size_t n_block;
+    uint64_t *once, *twice; /* minimizers seen once, and twice or more (hashed into bits) */
+    uint64_t bit_mask;
+    part_t part[N_PART];
+    uint32_t max_occ;
+    sg_ovl_stats_t *st;
+    sg_overlap_sink_t sink;
+    void *sink_arg;
+} ctx_t;
+
+/* Blocks of about BLOCK_BASES of stored reads. */
+static void make_blocks(ctx_t *cx)
+{
+    uint32_t n = sg_readset_n(cx->rs);
+    size_t m = 16;
+    cx->block = sg_malloc(m * sizeof *cx->block);
+    cx->n_block = 0;
+    uint64_t acc = 0;
+    cx->block[0] = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (sg_readset_stored(cx->rs, i)) acc += sg_readset_len(cx->rs, i);
+        if (acc >= BLOCK_BASES || i + 1 == n) {
+            if (cx->n_block + 2 > m) cx->block = sg_realloc(cx->block, (m *= 2) * sizeof *cx->block);
+            cx->block[++cx->n_block] = i + 1;
+            acc = 0;
+        }
+    }
+}
+
+/* A block's reads, sketched one after another through f. */
+typedef struct {
+    uint8_t *codes;
+    size_t m_codes;
+    sg_mini_t *mini;
+    size_t m_mini;
+} sketch_buf_t;
+
+static size_t sketch_read(const ctx_t *cx, uint32_t i, sketch_buf_t *b)
+{
+    uint32_t len = sg_readset_len(cx->rs, i);
+    if (len > b->m_codes) b->codes = sg_realloc(b->codes, b->m_codes = len);
+    sg_readset_codes(cx->rs, i, b->codes);
+    return sg_sketch(b->codes, len, cx->o.k, cx->o.w, cx->o.hpc, &b->mini, &b->m_mini);
+}
+
+/* Pass 1: mark each minimizer in 'once', and in 'twice' when it was there already. */
+static int count_block(void *vctx, size_t bi, void **out)
+{
+    (void)out;
+    ctx_t *cx = vctx;
+    sketch_buf_t b = {0};
+    uint64_t n_total = 0;
+    for (uint32_t i = cx->block[bi]; i < cx->block[bi + 1]; i++) {
+        if (!sg_readset_stored(cx->rs, i)) continue;
+        size_t n = sketch_read(cx, i, &b);
+        n_total += n;
+        for (size_t j = 0; j < n; j++) {
+            uint64_t x = b.mini[j].h & cx->bit_mask, bit = 1ull << (x & 63);
+            if (__atomic_fetch_or(&cx->once[x >> 6], bit, __ATOMIC_RELAXED) & bit)
+                __atomic_fetch_or(&cx->twice[x >> 6], bit, __ATOMIC_RELAXED);
+        }
+    }
+    __atomic_fetch_add(&cx->st->minimizers, n_total, __ATOMIC_RELAXED);
+    free(b.codes);
+    free(b.mini);
+    return 0;
+}
+
+/* Pass 2: the minimizers seen twice or more, as records in read order,
+ * grouped by partition. */
+typedef struct {
+    rec_t *rec;
+    size_t cnt[N_PART + 1]; /* partition p: rec[cnt[p] .. cnt[p + 1]) */
+} block_recs_t;
+
+static void free_block_recs(void *p)
+{
+    block_recs_t *b = p;
+    free(b->rec);
+    free(b);
+}
+
+static int collect_block(void *vctx, size_t bi, void **out)
+{
+    ctx_t *cx = vctx;
+    sketch_buf_t b = {0};
+    rec_t *tmp = NULL;
+    uint8_t *pt = NULL;
+    size_t n_tmp = 0, m_tmp = 0;
+    const uint64_t lo_mask = (1ull << cx->hb) - 1;
+    for (uint32_t i = cx->block[bi]; i < cx->block[bi + 1]; i++) {
+        if (!sg_readset_stored(cx->rs, i)) continue;
+        size_t n = sketch_read(cx, i, &b);
+        for (size_t j = 0; j < n; j++) {
+            const sg_mini_t *mi = &b.mini[j];
+            uint64_t x = mi->h & cx->bit_mask;
+            if (!(cx->twice[x >> 6] >> (x & 63) & 1)) continue;
+            if (n_tmp == m_tmp) {
+                m_tmp = m_tmp ? 2 * m_tmp : 4096;
+                tmp = sg_realloc(tmp, m_tmp * sizeof *tmp);
+                pt = sg_realloc(pt, m_tmp);
+            }
+            pt[n_tmp] = (uint8_t)(mi->h >> cx->hb);
+            tmp[n_tmp++] = (rec_t){(uint32_t)(mi->h & lo_mask), i, mi->pos << 1 | mi->rev};
+        }
+    }
+    block_recs_t *br = sg_calloc(1, sizeof *br);
+    for (size_t j = 0; j < n_tmp; j++) br->cnt[pt[j] + 1]++;
+    for (int p = 0; p < N_PART; p++) br->cnt[p + 1] += br->cnt[p];
+    size_t fill[N_PART];
+    memcpy(fill, br->cnt, sizeof fill);
+    br->rec = sg_malloc((n_tmp + 1) * sizeof *br->rec);
+    for (size_t j = 0; j < n_tmp; j++) br->rec[fill[pt[j]]++] = tmp[j];
+    free(tmp);
+    free(pt);
+    free(b.codes);
+    free(b.mini);
+    *out = br;
+    return 0;
+}
+
+static int append_block(void *vctx, size_t bi, void *out)
+{
+    (void)bi;
+    ctx_t *cx = vctx;
+    const block_recs_t *br = out;
+    for (int p = 0; p < N_PART; p++) {
+        part_t *pa = &cx->part[p];
+        size_t n = br->cnt[p + 1] - br->cnt[p];
+        if (pa->n_rec + n > pa->m_rec) {
+            pa->m_rec = (pa->n_rec + n) * 3 / 2 + 64;
+            pa->rec = sg_realloc(pa->rec, pa->m_rec * sizeof *pa->rec);
+        }
+        memcpy(pa->rec + pa->n_rec, br->rec + br->cnt[p], n * sizeof *pa->rec);
+        pa->n_rec += n;
+    }
+    return 0;
+}
+
+/* Sort a partition's records by hash, stably (so each bucket stays in read
+ * and position order), and keep its buckets of two or more (a hash seen
+ * once can pass the bitmap when two minimizers share a bit). */
+static int sort_part(void *vctx, size_t p, void **out)
+{
+    (void)out;
+    ctx_t *cx = vctx;
+    part_t *pa = &cx->part[p];
+    size_t n = pa->n_rec;
+    rec_t *a = pa->rec, *tmp = sg_malloc((n + 1) * sizeof *tmp), *src = a, *dst = tmp;
+    for (int shift = 0; shift < cx->hb; shift += 8) {
+        size_t cnt[256] = {0};
+        for (size_t i = 0; i < n; i++) cnt[(src[i].hlo >> shift) & 255]++;
+        if (n && cnt[(src[0].hlo >> shift) & 255] == n) continue;
+        for (size_t d = 0, sum = 0; d < 256; d++) {
+            size_t c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) dst[cnt[(src[i].hlo >> shift) & 255]++] = src[i];
+        rec_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    uint32_t n_key = 0;
+    size_t n_ent = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && src[j].hlo == src[i].hlo; j++) {}
+        if (j - i >= 2) n_key++, n_ent += j - i;
+    }
+    pa->n_key = n_key;
+    pa->key = sg_malloc((n_key + 1) * sizeof *pa->key);
+    pa->off = sg_malloc((n_key + 1) * sizeof *pa->off);
+    pa->ent = sg_malloc((n_ent + 1) * sizeof *pa->ent);
+    n_key = 0;
+    n_ent = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && src[j].hlo == src[i].hlo; j++) {}
+        if (j - i < 2) continue;
+        pa->key[n_key] = src[i].hlo;
+        pa->off[n_key++] = (uint32_t)n_ent;
+        for (size_t x = i; x < j; x++) pa->ent[n_ent++] = (ent_t){src[x].rid, src[x].ps};
+    }
+    pa->off[n_key] = (uint32_t)n_ent;
+    free(a);
+    free(tmp);
+    pa->rec = NULL;
+    pa->n_rec = pa->m_rec = 0;
+    /* the directory: about one key per slot */
+    int d = 1;
+    while (d < cx->hb && (1u << d) < n_key) d++;
+    pa->dbits = d;
+    pa->dir = sg_malloc(((1u << d) + 1) * sizeof *pa->dir);
+    for (uint32_t s = 0, i = 0; s <= (1u << d); s++) {
+        while (i < n_key && (pa->key[i] >> (cx->hb - d)) < s) i++;
+        pa->dir[s] = i;
+    }
+    return 0;
+}
+
+/* The bucket of hash h: its entries, and how many (0 for none). */
+static inline uint32_t lookup(const ctx_t *cx, uint64_t h, const ent_t **e)
+{
+    const part_t *pa = &cx->part[h >> cx->hb];
+    uint32_t lo = (uint32_t)(h & ((1ull << cx->hb) - 1)), s = lo >> (cx->hb - pa->dbits);
+    for (uint32_t i = pa->dir[s]; i < pa->dir[s + 1]; i++) {
+        if (pa->key[i] > lo) break;
+        if (pa->key[i] == lo) {
+            *e = pa->ent + pa->off[i];
+            return pa->off[i + 1] - pa->off[i];
+        }
+    }
+    return 0;
+}
+
+/* The limit on buckets paired in full: many times the typical number of
+ * reads that share a minimizer (the coverage times the chance that a
+ * k-mer is free of errors), which repeats exceed. */
+#define MIN_MAX_OCC 32
+#define MAX_OCC_FACTOR 8
+
+static uint32_t choose_max_occ(const ctx_t *cx)
+{
+    uint64_t hist[1025] = {0}, total = 0;
+    for (int p = 0; p < N_PART; p++) {
+        const part_t *pa = &cx->part[p];
+        for (uint32_t i = 0; i < pa->n_key; i++) {
+            uint32_t n = pa->off[i + 1] - pa->off[i];
+            hist[n < 1024 ? n : 1024] += n;
+            total += n;
+        }
+    }
+    /* the median over occurrences: what a minimizer of a read typically meets */
+    uint64_t acc = 0;
+    uint32_t med = 2;
+    for (uint32_t n = 2; n <= 1024; n++)
+        if ((acc += hist[n]) * 2 >= total) {
+            med = n;
+            break;
+        }
+    uint32_t m = MAX_OCC_FACTOR * med;
+    return m > MIN_MAX_OCC ? m : MIN_MAX_OCC;
+}
+
+/* ---- overlaps ---- */
+
+typedef struct {
+    uint64_t key; /* t << 32 | strand << 31 | diagonal + 2^30 */
+    uint64_t val; /* q position << 32 | repeat << 31 | t position (on t's strand that matches q) */
+} hit_t;
+
+#define HIT_REP (1ull << 31)
+#define DIAG_BIAS (1ll << 30)
+
+typedef struct {
+    const ent_t *e; /* the bucket */
+    uint32_t n;
+    uint32_t pos, rev; /* q's occurrence */
+} rep_t;
+
+typedef struct {
+    sketch_buf_t sb;
+    uint32_t *rep_before; /* q's minimizers from buckets above max_occ, before each */
+    size_t m_rep_before;
+    hit_t *hit, *tmp, *band;
+    size_t n_hit, m_hit, m_tmp, m_band;
+    rep_t *rep;
+    size_t n_rep, m_rep;
+    uint32_t *cand, *qk, *tk;
+    size_t m_cand, m_keep;
+    int64_t *place;
+    size_t m_place;
+    int32_t *f, *pred;
+    uint32_t *chain;
+    uint8_t *used;
+    size_t m_chain;
+    sg_overlap_t *ov;
+    size_t n_ov, m_ov;
+    uint64_t hits;
+} qbuf_t;
+
+/* hits chained: bands of diagonals, and the fewest hits a chain reports */
+#define CLUSTER_GAP 100  /* diagonals further apart than this start a new band */
+#define BAND_WIDTH 500   /* the widest band chained whole: the drift of a 10 kb overlap of 85% reads */
+#define MIN_ANCHORS 4
+/* repeats: reads scanned for partners in each bucket, and at most this many
+ * partners; a read with more occurrences of a minimizer than REP_MAX_PER_READ
+ * gives one per window */
+#define REP_SCAN 64
+#define REP_PARTNERS_MAX 64
+#define REP_MAX_PER_READ 16
+#define SG_REP_WINDOW 256
+
+static void radix_hits(hit_t *a, hit_t *tmp, size_t n)
+{
+    if (n < 32) {
+        for (size_t i = 1; i < n; i++) {
+            hit_t x = a[i];
+            size_t j = i;
+            for (; j > 0 && a[j - 1].key > x.key; j--) a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    size_t cnt[8][256];
+    memset(cnt, 0, sizeof cnt);
+    for (size_t i = 0; i < n; i++)
+        for (int b = 0; b < 8; b++) cnt[b][(a[i].key >> (8 * b)) & 255]++;
+    hit_t *src = a, *dst = tmp;
+    for (int b = 0; b < 8; b++) {
+        size_t *c = cnt[b];
+        if (c[(src[0].key >> (8 * b)) & 255] == n) continue;
+        for (size_t d = 0, sum = 0; d < 256; d++) {
+            size_t x = c[d];
+            c[d] = sum;
+            sum += x;
+        }
+        for (size_t i = 0; i < n; i++) dst[c[(src[i].key >> (8 * b)) & 255]++] = src[i];
+        hit_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+}
+
+/* A hit of q's k-mer ending at qpos with t's ending at tp on t's strand rev. */
+static inline void push_hit(qbuf_t *qb, uint32_t qpos, uint32_t t, uint32_t rev, int64_t tp, int rep)
+{
+    if (qb->n_hit == qb->m_hit) qb->hit = sg_realloc(qb->hit, (qb->m_hit = qb->m_hit ? 2 * qb->m_hit : 4096) * sizeof *qb->hit);
+    qb->hit[qb->n_hit++] = (hit_t){(uint64_t)t << 32 | (uint64_t)rev << 31 | (uint64_t)(tp - qpos + DIAG_BIAS),
+                                   (uint64_t)qpos << 32 | (rep ? HIT_REP : 0) | (uint64_t)tp};
+}
+
+/* Where a k-mer of t ending at tpos ends on t's reverse strand (its span taken as k). */
+static inline int64_t flip_pos(const ctx_t *cx, uint32_t t, uint32_t tpos)
+{
+    return (int64_t)sg_readset_len(cx->rs, t) - tpos + cx->o.k - 2;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static inline void add_hit(const ctx_t *cx, qbuf_t *qb, uint32_t qpos, uint32_t qrev, uint32_t t, uint32_t tps, int rep)
+{
+    uint32_t rev = qrev ^ (tps & 1), tpos = tps >> 1;
+    push_hit(qb, qpos, t, rev, rev ? flip_pos(cx, t, tpos) : tpos, rep);
+}
+
+/* The entries of a read in a bucket that take part, by index into e[0..n)
+ * (in place order): all, or when there are many (a tandem array of a short
+ * period), the first in each window of SG_REP_WINDOW bases. */
+static uint32_t rep_sample(const ent_t *e, uint32_t n, uint32_t *keep)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (n <= REP_MAX_PER_READ || !m || (e[i].ps >> 1) / SG_REP_WINDOW != (e[keep[m - 1]].ps >> 1) / SG_REP_WINDOW)
+            keep[m++] = i;
+    return m;
+}
+
+/* The entries of read t in bucket e[0..n) (sorted by read): their first index, and how many. */
+static uint32_t read_entries(const ent_t *e, uint32_t n, uint32_t t, uint32_t *first)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (e[mid].rid < t) lo = mid + 1;
+        else hi = mid;
+    }
+    *first = lo;
+    while (hi < n && e[hi].rid == t) hi++;
+    return hi - lo;
+}
+
+static int cmp_rep(const void *a, const void *b)
+{
+    const rep_t *x = a, *y = b;
+    if (x->e != y->e) return x->e < y->e ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Hits of q's minimizers from buckets above max_occ, with its own other
+ * occurrences (self) and with those of a few partner reads. The partners
+ * are the same in every bucket, so that their hits add up to chains: the
+ * reads before q that share the most of q's repeat minimizers, counted
+ * among the REP_SCAN reads before q in each bucket. */
+static void rep_hits(const ctx_t *cx, uint32_t q, qbuf_t *qb)
+{
+    if (!qb->n_rep) return;
+    qsort(qb->rep, qb->n_rep, sizeof *qb->rep, cmp_rep);
+    size_t n_cand = 0;
+    for (size_t g = 0, h; g < qb->n_rep; g = h) {
+        const ent_t *e = qb->rep[g].e;
+        for (h = g + 1; h < qb->n_rep && qb->rep[h].e == e; h++) {}
+        uint32_t iq;
+        read_entries(e, qb->rep[g].n, q, &iq);
+        for (uint32_t seen = 0, at = iq; at > 0 && seen < REP_SCAN; seen++) {
+            uint32_t t = e[at - 1].rid;
+            while (at > 0 && e[at - 1].rid == t) at--;
+            if (n_cand == qb->m_cand) qb->cand = sg_realloc(qb->cand, (qb->m_cand = qb->m_cand ? 2 * qb->m_cand : 1024) * sizeof *qb->cand);
+            qb->cand[n_cand++] = t;
+        }
+    }
+    /* the partners: most buckets shared, then nearest to q */
+    uint32_t part[REP_PARTNERS_MAX], cnt[REP_PARTNERS_MAX], n_part = 0;
+    qsort(qb->cand, n_cand, sizeof *qb->cand, cmp_u32);
+    for (size_t i = 0, j; i < n_cand; i = j) {
+        for (j = i + 1; j < n_cand && qb->cand[j] == qb->cand[i]; j++) {}
+        uint32_t c = (uint32_t)(j - i), t = qb->cand[i], at = n_part;
+        while (at > 0 && (cnt[at - 1] < c || (cnt[at - 1] == c && part[at - 1] < t))) at--;
+        if (at >= (uint32_t)cx->o.rep_partners) continue;
+        if (n_part < (uint32_t)cx->o.rep_partners) n_part++;
+        memmove(part + at + 1, part + at, (n_part - 1 - at) * sizeof *part);
+        memmove(cnt + at + 1, cnt + at, (n_part - 1 - at) * sizeof *cnt);
+        part[at] = t, cnt[at] = c;
+    }
+    for (size_t g = 0, h; g < qb->n_rep; g = h) {
+        const ent_t *e = qb->rep[g].e;
+        uint32_t n = qb->rep[g].n, iq, it;
+        for (h = g + 1; h < qb->n_rep && qb->rep[h].e == e; h++) {}
+        uint32_t nq = read_entries(e, n, q, &iq);
+        if (nq > qb->m_keep) {
+            qb->m_keep = 2 * nq;
+            qb->qk = sg_realloc(qb->qk, qb->m_keep * sizeof *qb->qk);
+            qb->tk = sg_realloc(qb->tk, qb->m_keep * sizeof *qb->tk);
+        }
+        uint32_t mq = rep_sample(e + iq, nq, qb->qk);
+        for (uint32_t a = 0; a < mq; a++) /* self: each pair of places once */
+            for (uint32_t b = a + 1; b < mq; b++)
+                add_hit(cx, qb, e[iq + qb->qk[a]].ps >> 1, e[iq + qb->qk[a]].ps & 1, q, e[iq + qb->qk[b]].ps, 1);
+        for (uint32_t p = 0; p < n_part; p++) {
+            uint32_t nt = read_entries(e, iq, part[p], &it);
+            if (!nt) continue;
+            if (nt > qb->m_keep) {
+                qb->m_keep = 2 * nt;
+                qb->qk = sg_realloc(qb->qk, qb->m_keep * sizeof *qb->qk);
+                qb->tk = sg_realloc(qb->tk, qb->m_keep * sizeof *qb->tk);
+            }
+            uint32_t mt = rep_sample(e + it, nt, qb->tk);
+            for (uint32_t a = 0; a < mq; a++)
+                for (uint32_t b = 0; b < mt; b++)
+                    add_hit(cx, qb, e[iq + qb->qk[a]].ps >> 1, e[iq + qb->qk[a]].ps & 1, part[p], e[it + qb->tk[b]].ps, 1);
+        }
+    }
+}
+
+/* The first of q's minimizers at or after position pos. */
+static size_t mini_at(const sg_mini_t *m, size_t n, uint32_t pos)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m[mid].pos < pos) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The longest chain of co-linear hits (q and t positions both rising) among
+ * c[0..n), sorted by q position: its hits' indices into c, in order, into
+ * chain; how many. Patience sorting: O(n log n). */
+static size_t longest_chain(const hit_t *c, size_t n, qbuf_t *qb, uint32_t *chain)
+{
+    int32_t *tail = qb->f, *pred = qb->pred; /* tail[l]: the hit ending the best chain of l + 1 hits */
+    size_t len = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        /* hits of one q position take part as one: none extends another */
+        uint32_t qi = (uint32_t)(c[i].key >> 32);
+        for (j = i; j < n && (uint32_t)(c[j].key >> 32) == qi; j++) {}
+        size_t at[64];
+        for (size_t x = i; x < j && x - i < 64; x++) {
+            uint32_t tx = (uint32_t)(c[x].key & 0x7fffffff);
+            size_t lo = 0, hi = len;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if ((uint32_t)(c[tail[mid]].key & 0x7fffffff) < tx) lo = mid + 1;
+                else hi = mid;
+            }
+            at[x - i] = lo;
+            pred[x] = lo ? tail[lo - 1] : -1;
+        }
+        for (size_t x = i; x < j && x - i < 64; x++) {
+            size_t l = at[x - i];
+            if (l == len || (uint32_t)(c[x].key & 0x7fffffff) < (uint32_t)(c[tail[l]].key & 0x7fffffff)) tail[l] = (int32_t)x;
+            if (l == len) len++;
+        }
+    }
+    size_t m = len;
+    for (int32_t x = len ? tail[len - 1] : -1; x >= 0; x = pred[x]) chain[--m] = (uint32_t)x;
+    return len;
+}
+
+/* The overlap of chain c[idx[0..n)], when it is long enough. */
+static void report_chain(const ctx_t *cx, uint32_t q, uint32_t t, uint32_t rev, const hit_t *c, const uint32_t *idx,
+                         size_t n, size_t n_mini, qbuf_t *qb)
+{
+    const int k = cx->o.k;
+    const uint32_t ql = sg_readset_len(cx->rs, q), tl = sg_readset_len(cx->rs, t);
+    const uint32_t min_span = (uint32_t)(SG_OVL_INT_FRAC * cx->o.min_overlap);
+    if (n < MIN_ANCHORS) return;
+    uint32_t shared = 0;
+    for (size_t i = 0; i < n; i++) shared += !(c[idx[i]].key & HIT_REP);
+    uint32_t q0 = (uint32_t)(c[idx[0]].key >> 32), q1 = (uint32_t)(c[idx[n - 1]].key >> 32);
+    uint32_t t0 = (uint32_t)(c[idx[0]].key & 0x7fffffff), t1 = (uint32_t)(c[idx[n - 1]].key & 0x7fffffff);
+    sg_overlap_t o = {.q = q, .t = t, .rev = (uint8_t)rev, .anchors = (uint32_t)n};
+    o.qs = q0 >= (uint32_t)k - 1 ? q0 - (k - 1) : 0;
+    o.qe = q1 + 1 < ql ? q1 + 1 : ql;
+    uint32_t ts = t0 >= (uint32_t)k - 1 ? t0 - (k - 1) : 0, te = t1 + 1 < tl ? t1 + 1 : tl;
+    if (ts > te) ts = te;
+    o.ts = rev ? tl - te : ts;
+    o.te = rev ? tl - ts : te;
+    if (o.qe - o.qs < min_span || o.te - o.ts < min_span) return;
+    /* identity from the share of q's minimizers in the span that the chain
+     * holds, as minimap2's divergence: a minimizer from a bucket above
+     * max_occ counts as shared (sequence of the repeat that both hold) */
+    size_t lo = mini_at(qb->sb.mini, n_mini, q0), hi = mini_at(qb->sb.mini, n_mini, q1 + 1);
+    uint32_t n_rep = qb->rep_before[hi] - qb->rep_before[lo], n_all = (uint32_t)(hi - lo);
+    double frac = n_all ? (double)(shared + n_rep) / n_all : 1;
+    o.identity = (float)(frac >= 1 ? 1 : pow(frac, 1.0 / k));
+    if (qb->n_ov == qb->m_ov) qb->ov = sg_realloc(qb->ov, (qb->m_ov = qb->m_ov ? 2 * qb->m_ov : 64) * sizeof *qb->ov);
+    qb->ov[qb->n_ov++] = o;
+}
+
+/* Chains of q with t on strand rev from hits h[0..n) (sorted by diagonal):
+ * hits whose diagonals follow one another within CLUSTER_GAP form a band
+ * (the diagonal of an overlap drifts with the reads' insertions and
+ * deletions); a band wider than BAND_WIDTH (a tandem array, where the
+ * hits lie on every multiple of the period) is taken in windows of that
+ * width, half overlapping. In each band or window, the longest co-linear
+ * chain of the hits not yet chained is an overlap. */
+static void chain_group(const ctx_t *cx, uint32_t q, uint32_t t, uint32_t rev, const hit_t *h, size_t n, size_t n_mini,
+                        qbuf_t *qb)
+{
+    for (size_t b = 0, e; b < n; b = e) {
+        for (e = b + 1; e < n && (h[e].key & 0x7fffffff) - (h[e - 1].key & 0x7fffffff) <= CLUSTER_GAP; e++) {}
+        if (e - b < MIN_ANCHORS) continue;
+        const int64_t d_first = (int64_t)(h[b].key & 0x7fffffff), d_last = (int64_t)(h[e - 1].key & 0x7fffffff);
+        memset(qb->used + b, 0, e - b);
+        for (int64_t w0 = d_first;; w0 += BAND_WIDTH / 2) {
+            int64_t w1 = d_last - d_first <= BAND_WIDTH ? d_last : w0 + BAND_WIDTH - 1;
+            size_t m = 0;
+            for (size_t i = b; i < e; i++) {
+                int64_t d = (int64_t)(h[i].key & 0x7fffffff);
+                if (d >= w0 && d <= w1 && !qb->used[i]) qb->band[m++] = (hit_t){h[i].val, i}; /* by q position */
+            }
+            radix_hits(qb->band, qb->tmp, m);
+            size_t u = 0; /* a hit twice (a repeat's windows) counts once */
+            for (size_t i = 0; i < m; i++)
+                if (!u || qb->band[i].key != qb->band[u - 1].key) qb->band[u++] = qb->band[i];
+            size_t len = u >= MIN_ANCHORS ? longest_chain(qb->band, u, qb, qb->chain) : 0;
+            for (size_t i = 0; i < len; i++) qb->used[qb->band[qb->chain[i]].val] = 1;
+            report_chain(cx, q, t, rev, qb->band, qb->chain, len, n_mini, qb);
+            if (w1 >= d_last) break;
+        }
+    }
+}
+
+static void query_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
+{
+    size_t n_mini = sketch_read(cx, q, &qb->sb);
+    const sg_mini_t *mini = qb->sb.mini;
+    if (n_mini + 1 > qb->m_rep_before)
+        qb->rep_before = sg_realloc(qb->rep_before, (qb->m_rep_before = n_mini + 1) * sizeof *qb->rep_before);
+    qb->n_hit = qb->n_rep = 0;
+    qb->rep_before[0] = 0;
+    for (size_t i = 0; i < n_mini; i++) {
+        const ent_t *e;
+        uint32_t n = lookup(cx, mini[i].h, &e), is_rep = n > cx->max_occ;
+        qb->rep_before[i + 1] = qb->rep_before[i] + is_rep;
+        if (is_rep) {
+            if (qb->n_rep == qb->m_rep) qb->rep = sg_realloc(qb->rep, (qb->m_rep = qb->m_rep ? 2 * qb->m_rep : 256) * sizeof *qb->rep);
+            qb->rep[qb->n_rep++] = (rep_t){e, n, mini[i].pos, mini[i].rev};
+            continue;
+        }
+        for (uint32_t j = 0; j < n && e[j].rid <= q; j++)
+            if (e[j].rid < q || (e[j].ps >> 1) > mini[i].pos) add_hit(cx, qb, mini[i].pos, mini[i].rev, e[j].rid, e[j].ps, 0);
+    }
+    rep_hits(cx, q, qb);
+    qb->hits += qb->n_hit;
+    if (2 * qb->n_hit > qb->m_tmp) qb->tmp = sg_realloc(qb->tmp, (qb->m_tmp = 2 * qb->n_hit) * sizeof *qb->tmp);
+    if (qb->n_hit > qb->m_band) qb->band = sg_realloc(qb->band, (qb->m_band = qb->n_hit) * sizeof *qb->band);
+    hit_t *h = qb->hit;
+    radix_hits(h, qb->tmp, qb->n_hit);
+    /* per read t and strand, chains in bands of near diagonals */
+    if (qb->n_hit > qb->m_chain) {
+        qb->m_chain = qb->n_hit;
+        qb->f = sg_realloc(qb->f, qb->m_chain * sizeof *qb->f);
+        qb->pred = sg_realloc(qb->pred, qb->m_chain * sizeof *qb->pred);
+        qb->chain = sg_realloc(qb->chain, qb->m_chain * sizeof *qb->chain);
+        qb->used = sg_realloc(qb->used, qb->m_chain);
+    }
+    for (size_t g = 0, gend; g < qb->n_hit; g = gend) {
+        for (gend = g + 1; gend < qb->n_hit && h[gend].key >> 31 == h[g].key >> 31; gend++) {}
+        chain_group(cx, q, (uint32_t)(h[g].key >> 32), (uint32_t)(h[g].key >> 31) & 1, h + g, gend - g, n_mini, qb);
+    }
+}
+
+static void free_qbuf(qbuf_t *qb)
+{
+    free(qb->sb.codes);
+    free(qb->sb.mini);
+    free(qb->rep_before);
+    free(qb->hit);
+    free(qb->tmp);
+    free(qb->band);
+    free(qb->rep);
+    free(qb->place);
+    free(qb->f);
+    free(qb->pred);
+    free(qb->chain);
+    free(qb->used);
+}
+
+typedef struct {
+    sg_overlap_t *ov;
+    size_t n;
+} block_ovl_t;
+
+static void free_block_ovl(void *p)
+{
+    block_ovl_t *b = p;
+    free(b->ov);
+    free(b);
+}
+
+static int query_block(void *vctx, size_t bi, void **out)
+{
+    ctx_t *cx = vctx;
+    qbuf_t qb = {0};
+    for (uint32_t q = cx->block[bi]; q < cx->block[bi + 1]; q++)
+        if (sg_readset_stored(cx->rs, q)) query_read(cx, q, &qb);
+    __atomic_fetch_add(&cx->st->hits, qb.hits, __ATOMIC_RELAXED);
+    block_ovl_t *b = sg_malloc(sizeof *b);
+    b->ov = qb.ov;
+    b->n = qb.n_ov;
+    qb.ov = NULL;
+    free_qbuf(&qb);
+    *out = b;
+    return 0;
+}
+
+static int emit_block(void *vctx, size_t bi, void *out)
+{
+    (void)bi;
+    ctx_t *cx = vctx;
+    const block_ovl_t *b = out;
+    cx->st->overlaps += b->n;
+    return b->n ? cx->sink(cx->sink_arg, b->ov, b->n) : 0;
+}
+
+int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_sink_t sink, void *arg,
+                     sg_ovl_stats_t *st)
+{
+    memset(st, 0, sizeof *st);
+    ctx_t *cx = sg_calloc(1, sizeof *cx);
+    cx->rs = rs;
+    cx->o = *o;
+    cx->hb = 2 * o->k - PART_BITS;
+    cx->st = st;
+    cx->sink = sink;
+    cx->sink_arg = arg;
+    int nt = o->n_threads > 0 ? o->n_threads : 1, r;
+    double t0 = sg_realtime();
+    make_blocks(cx);
+    /* the bitmaps: about 8 bits per minimizer expected (few collisions), 2^16 to 2^32 */
+    uint64_t n_stored, bases, n_short, short_bases;
+    sg_readset_totals(rs, &n_stored, &bases, &n_short, &short_bases);
+    double expect = 8.0 * 2 * (double)bases / (o->w + 1);
+    int bits = 16;
+    while (bits < 32 && (double)(1ull << bits) < expect) bits++;
+    cx->bit_mask = (1ull << bits) - 1;
+    cx->once = sg_calloc((1ull << bits) / 64, sizeof *cx->once);
+    cx->twice = sg_calloc((1ull << bits) / 64, sizeof *cx->twice);
+    pfor_t count = {.n = cx->n_block, .work = count_block, .ctx = cx};
+    r = parallel_for(&count, nt);
+    free(cx->once);
+    cx->once = NULL;
+    pfor_t collect = {.n = cx->n_block, .work = collect_block, .collect = append_block, .free_out = free_block_recs, .ctx = cx};
+    if (r == 0) r = parallel_for(&collect, nt);
+    free(cx->twice);
+    cx->twice = NULL;
+    pfor_t sort = {.n = N_PART, .work = sort_part, .ctx = cx};
+    if (r == 0) r = parallel_for(&sort, nt);
+    if (r == 0) {
+        for (int p = 0; p < N_PART; p++) {
+            st->buckets += cx->part[p].n_key;
+            st->indexed += cx->part[p].off ? cx->part[p].off[cx->part[p].n_key] : 0;
+        }
+        cx->max_occ = o->max_occ ? o->max_occ : choose_max_occ(cx);
+        st->max_occ = cx->max_occ;
+        for (int p = 0; p < N_PART; p++)
+            for (uint32_t i = 0; i < cx->part[p].n_key; i++) st->rep_buckets += cx->part[p].off[i + 1] - cx->part[p].off[i] > cx->max_occ;
+    }
+    st->index_s = sg_realtime() - t0;
+    t0 = sg_realtime();
+    pfor_t query = {.n = cx->n_block, .work = query_block, .collect = emit_block, .free_out = free_block_ovl, .ctx = cx};
+    if (r == 0) r = parallel_for(&query, nt);
+    st->overlap_s = sg_realtime() - t0;
+    for (int p = 0; p < N_PART; p++) {
+        part_t *pa = &cx->part[p];
+        free(pa->rec);
+        free(pa->key);
+        free(pa->off);
+        free(pa->ent);
+        free(pa->dir);
+    }
+    free(cx->block);
+    free(cx);
+    return r;
+}

@@ -1,0 +1,81 @@
+/* The own overlapper of seqgpu scc -g overlap, in three stages:
+ *
+ *  - sketch: (w,k)-minimizers of each read's homopolymer-compressed
+ *    sequence, as minimap2 -x ava-pb takes them (PacBio and ONT errors are
+ *    mostly homopolymer lengths);
+ *  - index: every minimizer seen twice or more, bucketed by its hash (the
+ *    reads sorted into hash partitions, each sorted by hash);
+ *  - overlap: for each read, the hits of its minimizers in the buckets
+ *    (each pair of reads once), grouped by read and strand, clustered by
+ *    diagonal into bands, and chained (co-linear hits, gaps costed as
+ *    minimap2 does); a chain is an overlap with an identity estimate.
+ *
+ * Buckets larger than a limit (repeats: satellites, transposons) are not
+ * paired in full: each read is paired there only with a few of the other
+ * reads, and a read that holds a minimizer many times contributes one
+ * occurrence every SG_REP_WINDOW bases. Reads inside a tandem array still
+ * get their overlaps at multiples of the period, which is what closes the
+ * array's cycles, at a cost linear in the array.
+ */
+#ifndef SG_SCC_MINIMIZER_H
+#define SG_SCC_MINIMIZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scc_overlap.h"
+#include "scc_readset.h"
+
+typedef struct {
+    uint64_t h;   /* hash of the canonical k-mer, 2k bits */
+    uint32_t pos; /* the k-mer's last base in the read (uncompressed coordinates) */
+    uint32_t rev; /* 1: the canonical k-mer is the reverse complement of the read's */
+} sg_mini_t;
+
+/**
+ * The (w,k)-minimizers of a sequence of base codes (0-3; any other value
+ * breaks k-mers), of its homopolymer-compressed form when hpc is set: for
+ * every w consecutive k-mers, the one of the smallest hash (all of them on
+ * a tie), each once, in order of position.
+ * @param a, m  a growable array (*a may be NULL): the minimizers go there
+ * @return how many
+ */
+size_t sg_sketch(const uint8_t *codes, uint32_t len, int k, int w, int hpc, sg_mini_t **a, size_t *m);
+
+/* minimap2's ava-pb sketch: homopolymer-compressed 19-mers, windows of 5 */
+#define SG_OVL_K 19
+#define SG_OVL_W 5
+
+typedef struct {
+    int k, w, hpc;           /* the sketch (k 11 to 20) */
+    int n_threads;
+    uint32_t min_overlap;    /* chains shorter than SG_OVL_INT_FRAC of this are not reported */
+    uint32_t max_occ;        /* 0: chosen from the minimizer counts */
+    int rep_partners;        /* reads each read is paired with in a bucket above max_occ */
+} sg_ovl_opts_t;
+
+/** The defaults above, for n_threads threads and dovetails of min_overlap bases or more. */
+void sg_ovl_opts_default(sg_ovl_opts_t *o, int n_threads, uint32_t min_overlap);
+
+typedef struct {
+    uint64_t minimizers;  /* of all stored reads */
+    uint64_t indexed;     /* occurrences of minimizers seen twice or more */
+    uint64_t buckets;     /* distinct minimizers indexed */
+    uint32_t max_occ;     /* the limit used */
+    uint64_t rep_buckets; /* buckets above it */
+    uint64_t hits;        /* hits chained */
+    uint64_t overlaps;    /* chains reported */
+    double index_s, overlap_s;
+} sg_ovl_stats_t;
+
+/**
+ * Every overlap among the stored reads of rs, each pair once (the larger
+ * read number as q), self-overlaps at an offset included, handed to sink
+ * in order of q (the overlaps of q with the reads t <= q), from one thread
+ * at a time.
+ * @return 0, or the first negative code sink returned
+ */
+int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_sink_t sink, void *arg,
+                     sg_ovl_stats_t *st) __attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,408 @@
+/* The overlap graph builder of seqgpu scc -g overlap: the reads held in
+ * memory; their overlaps from the own overlapper (scc_minimizer.c) or from
+ * PAF; each overlap classified as miniasm does; contained reads set aside
+ * with their containers; the graph of the two strands of every read, with
+ * an edge per dovetail (and its complement); then, given the SCCs, each
+ * repeat described from its reads: period, unit, copies. */
+#define _GNU_SOURCE
+#include "scc_overlap.h"
+#include "../formats/paf.h"
+#include "input.h"
+#include "log.h"
+#include "pipeline.h"
+#include "progress.h"
+#include "scc_minimizer.h"
+#include "scc_period.h"
+#include "scc_readset.h"
+#include "scc_repeats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int sg_overlap_classify(const sg_overlap_t *o, uint32_t ql, uint32_t tl, uint32_t min_overlap, uint32_t *from,
+                        uint32_t *to, uint32_t *ovl)
+{
+    /* t's overhangs before and after the match, on q's strand */
+    int64_t tl5 = o->rev ? (int64_t)tl - o->te : o->ts, tl3 = o->rev ? o->ts : (int64_t)tl - o->te;
+    int64_t qs = o->qs, q3 = (int64_t)ql - o->qe;
+    int64_t ext5 = qs < tl5 ? qs : tl5, ext3 = q3 < tl3 ? q3 : tl3;
+    int64_t qspan = (int64_t)o->qe - o->qs, tspan = (int64_t)o->te - o->ts;
+    if (ext5 > SG_OVL_MAX_HANG || ext3 > SG_OVL_MAX_HANG || qspan < (qspan + ext5 + ext3) * SG_OVL_INT_FRAC)
+        return SG_OVL_INTERNAL;
+    int kind = qs <= tl5 && q3 <= tl3   ? SG_OVL_Q_CONTAINED
+               : qs >= tl5 && q3 >= tl3 ? SG_OVL_T_CONTAINED
+                                        : SG_OVL_DOVETAIL;
+    int64_t lq = qspan + ext5 + ext3, lt = tspan + ext5 + ext3;
+    if (lq < min_overlap || lt < min_overlap) return SG_OVL_SHORT;
+    if (kind != SG_OVL_DOVETAIL) return kind;
+    /* q starts first (its 5' overhang is the longer): q+ -> t; else q- -> t reversed */
+    int q_first = qs > tl5;
+    *from = sg_vert(o->q, !q_first);
+    *to = sg_vert(o->t, q_first ? o->rev : !o->rev);
+    int64_t v = lq < lt ? lq : lt;
+    if (v > ql) v = ql;
+    if (v > tl) v = tl;
+    *ovl = (uint32_t)v;
+    return SG_OVL_DOVETAIL;
+}
+
+typedef struct {
+    sg_input_t in; /* first: the input steps take the context as theirs */
+    sg_graph_opts_t o;
+    sg_readset_t *rs;
+    sg_overlap_t *ov; /* those kept: identity high enough */
+    size_t n_ov, m_ov;
+    uint32_t *root;   /* the read each read is reported with: itself, or its container's */
+    uint64_t found, low_identity, kinds[SG_OVL_DOVETAIL + 1], self_reads, contained;
+    sg_ovl_stats_t ost;
+    double sec_read, sec_graph;
+} ovl_t;
+
+static int step_store(void *vctx, void *item, sg_emit_t *emit)
+{
+    ovl_t *d = vctx;
+    if (!item) return 0;
+    int r = sg_readset_add(d->rs, item);
+    sg_emit(emit, item);
+    return r;
+}
+
+/* Overlaps as they come: written out when asked, kept when their identity is high enough. */
+static int take_overlaps(void *arg, const sg_overlap_t *ov, size_t n)
+{
+    ovl_t *d = arg;
+    d->found += n;
+    for (size_t i = 0; i < n; i++) {
+        if (ov[i].identity < d->o.min_identity) {
+            d->low_identity++;
+            continue;
+        }
+        if (d->o.overlaps_out) sg_paf_write(d->o.overlaps_out, d->rs, &ov[i]);
+        if (d->n_ov == d->m_ov) d->ov = sg_realloc(d->ov, (d->m_ov = d->m_ov ? 2 * d->m_ov : 4096) * sizeof *d->ov);
+        d->ov[d->n_ov++] = ov[i];
+    }
+    return 0;
+}
+
+/* A container of x is longer, or as long and numbered lower: never a cycle. */
+static int outranks(const sg_readset_t *rs, uint32_t c, uint32_t x)
+{
+    uint32_t lc = sg_readset_len(rs, c), lx = sg_readset_len(rs, x);
+    return lc > lx || (lc == lx && c < x);
+}
+
+/* The median depth of the reads: one plus the bases of the other reads
+ * that overlap it (dovetails and containments), over its length. Reads
+ * that overlap themselves (tandem arrays) are left out. */
+static double median_depth(const ovl_t *d, const uint8_t *self)
+{
+    uint32_t n = sg_readset_n(d->rs);
+    double *sum = sg_calloc((size_t)n + 1, sizeof *sum);
+    for (size_t i = 0; i < d->n_ov; i++) {
+        const sg_overlap_t *o = &d->ov[i];
+        uint32_t f, t, l;
+        int kind = sg_overlap_classify(o, sg_readset_len(d->rs, o->q), sg_readset_len(d->rs, o->t), d->o.min_overlap, &f, &t, &l);
+        if (o->q == o->t || (kind != SG_OVL_DOVETAIL && kind != SG_OVL_Q_CONTAINED && kind != SG_OVL_T_CONTAINED)) continue;
+        sum[o->q] += o->qe - o->qs;
+        sum[o->t] += o->te - o->ts;
+    }
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (sg_readset_stored(d->rs, i) && !self[i]) sum[m++] = 1 + sum[i] / sg_readset_len(d->rs, i);
+    double med = 0;
+    if (m) { /* a selection would do; a sort is simpler and the reads are few */
+        for (uint32_t i = 1; i < m; i++) {
+            double x = sum[i];
+            uint32_t j = i;
+            for (; j > 0 && sum[j - 1] > x; j--) sum[j] = sum[j - 1];
+            sum[j] = x;
+        }
+        med = sum[m / 2];
+    }
+    free(sum);
+    return med;
+}
+
+static double build_graph(ovl_t *d, sg_graph_t *g)
+{
+    const sg_readset_t *rs = d->rs;
+    uint32_t n = sg_readset_n(rs);
+    uint8_t *kind = sg_malloc(d->n_ov + 1), *self = sg_calloc((size_t)n + 1, 1);
+    uint32_t *self_ovl = sg_calloc((size_t)n + 1, sizeof *self_ovl);
+    sg_edge_t *e = sg_malloc((2 * d->n_ov + 2) * sizeof *e);
+    size_t n_e = 0;
+    /* a read whose end matches its start lies in a tandem array: its
+     * self-overlap is a loop on both strands, and it is never set aside as
+     * contained (inside an array every read is contained in a longer one at
+     * some offset, and the array would be left with no reads) */
+    for (size_t i = 0; i < d->n_ov; i++) {
+        const sg_overlap_t *o = &d->ov[i];
+        uint32_t f = 0, t = 0, l = 0;
+        kind[i] = (uint8_t)sg_overlap_classify(o, sg_readset_len(rs, o->q), sg_readset_len(rs, o->t), d->o.min_overlap,
+                                               &f, &t, &l);
+        d->kinds[kind[i]]++;
+        if (kind[i] == SG_OVL_DOVETAIL) {
+            if (f == t) {
+                self[o->q] = 1;
+                if (l > self_ovl[o->q]) self_ovl[o->q] = l;
+            } else {
+                e[n_e++] = (sg_edge_t){f, t, l};
+                e[n_e++] = (sg_edge_t){sg_vert_flip(t), sg_vert_flip(f), l};
+            }
+        }
+    }
+    /* each other read that lies inside a longer one is reported with the
+     * longest of those, or with that one's container (lengths rise along the way) */
+    uint32_t *container = sg_malloc(((size_t)n + 1) * sizeof *container);
+    for (uint32_t i = 0; i < n; i++) container[i] = i;
+    for (size_t i = 0; i < d->n_ov; i++) {
+        const sg_overlap_t *o = &d->ov[i];
+        if (kind[i] != SG_OVL_Q_CONTAINED && kind[i] != SG_OVL_T_CONTAINED) continue;
+        uint32_t x = kind[i] == SG_OVL_Q_CONTAINED ? o->q : o->t, c = kind[i] == SG_OVL_Q_CONTAINED ? o->t : o->q;
+        if (x != c && !self[x] && outranks(rs, c, x) && (container[x] == x || outranks(rs, c, container[x])))
+            container[x] = c;
+    }
+    d->root = sg_malloc(((size_t)n + 1) * sizeof *d->root);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = i;
+        while (container[r] != r) r = container[r];
+        d->root[i] = r;
+        d->contained += r != i;
+        d->self_reads += self[i];
+    }
+    /* the dovetails between reads that are not contained, and the loops */
+    size_t kept = 0;
+    for (size_t i = 0; i < n_e; i++)
+        if (container[e[i].from >> 1] == e[i].from >> 1 && container[e[i].to >> 1] == e[i].to >> 1) e[kept++] = e[i];
+    n_e = kept;
+    e = sg_realloc(e, (n_e + 2 * (size_t)d->self_reads + 1) * sizeof *e);
+    for (uint32_t i = 0; i < n; i++)
+        if (self[i]) {
+            e[n_e++] = (sg_edge_t){sg_vert(i, 0), sg_vert(i, 0), self_ovl[i]};
+            e[n_e++] = (sg_edge_t){sg_vert(i, 1), sg_vert(i, 1), self_ovl[i]};
+        }
+    free(kind);
+    memset(g, 0, sizeof *g);
+    g->oriented = 1;
+    g->reads = 1;
+    g->n = n;
+    g->n_vert = 2 * n;
+    g->name = sg_malloc(((size_t)n + 1) * sizeof *g->name);
+    g->seq = sg_malloc(1);
+    g->seq_off = sg_calloc((size_t)n + 1, sizeof *g->seq_off);
+    g->star_len = sg_malloc(((size_t)n + 1) * sizeof *g->star_len); /* the bases come with the repeats */
+    g->kmers = sg_malloc(((size_t)n + 1) * sizeof *g->kmers);
+    g->count_sum = sg_calloc((size_t)n + 1, sizeof *g->count_sum);
+    for (uint32_t i = 0; i < n; i++) {
+        g->name[i] = sg_strdup(sg_readset_name(rs, i));
+        g->star_len[i] = g->kmers[i] = sg_readset_len(rs, i);
+        g->count_sum[d->root[i]] += sg_readset_len(rs, i);
+    }
+    sg_graph_set_edges(g, e, n_e);
+    free(e);
+    free(container);
+    free(self_ovl);
+    double cov = median_depth(d, self);
+    free(self);
+    return cov;
+}
+
+static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
+{
+    ovl_t *d = b->priv;
+    memset(g, 0, sizeof *g);
+    double t0 = sg_realtime();
+    sg_input_init(&d->in, rd, 0);
+    const sg_step_t steps[] = {
+        {"read", sg_input_read, 1, 0},
+        {"parse", sg_input_parse, 0, 0},
+        {"chunk", sg_input_chunk, 1, 0},
+        {"store", step_store, 1, 0},
+    };
+    sg_pipeline_opts_t po = {.n_threads = d->o.n_threads, .max_items = 2 * d->o.n_threads + 4,
+                             .free_item = sg_input_free_chunk};
+    int r = sg_pipeline_run(steps, 4, d, &po);
+    sg_input_free(&d->in);
+    if (r == 0) r = sg_readset_finish(d->rs, "the reads");
+    b->sec[0] = d->sec_read = sg_realtime() - t0;
+    if (r < 0) return r;
+    uint64_t n_stored, bases, n_short, short_bases;
+    sg_readset_totals(d->rs, &n_stored, &bases, &n_short, &short_bases);
+    sg_info("%llu reads, %llu bases; %llu reads shorter than --min-overlap (%u) skipped", (unsigned long long)n_stored,
+            (unsigned long long)bases, (unsigned long long)n_short, d->o.min_overlap);
+    t0 = sg_realtime();
+    if (d->o.overlaps) {
+        sg_progress_stage("reading overlaps", 0);
+        r = sg_paf_read(d->o.overlaps, d->rs, take_overlaps, d);
+    } else {
+        sg_progress_stage("overlapping", 0);
+        sg_ovl_opts_t oo;
+        sg_ovl_opts_default(&oo, d->o.n_threads, d->o.min_overlap);
+        r = sg_overlaps_find(d->rs, &oo, take_overlaps, d, &d->ost);
+    }
+    b->sec[1] = sg_realtime() - t0;
+    if (r < 0) return r;
+    t0 = sg_realtime();
+    sg_progress_stage("overlap graph", 0);
+    b->coverage = build_graph(d, g);
+    b->sec[2] = d->sec_graph = sg_realtime() - t0;
+    sg_info("%llu overlaps (%llu below --min-identity): %llu dovetails, %llu containments, %llu internal, %llu short; "
+            "%llu reads contained, %llu overlap themselves; read coverage %.1f",
+            (unsigned long long)d->found, (unsigned long long)d->low_identity,
+            (unsigned long long)d->kinds[SG_OVL_DOVETAIL],
+            (unsigned long long)(d->kinds[SG_OVL_Q_CONTAINED] + d->kinds[SG_OVL_T_CONTAINED]),
+            (unsigned long long)d->kinds[SG_OVL_INTERNAL], (unsigned long long)d->kinds[SG_OVL_SHORT],
+            (unsigned long long)d->contained, (unsigned long long)d->self_reads, b->coverage);
+    return 0;
+}
+
+/* ---- the report ---- */
+
+typedef struct {
+    ovl_t *d;
+    double coverage;
+    uint32_t *kids_off, *kids; /* reads of each root: kids[kids_off[r] .. kids_off[r + 1]) */
+} describe_t;
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A component of reads: every read it stands for, their bases, the
+ * period and unit from them, the array's length (the bases over the read
+ * coverage, and a read length) and copies. */
+static void describe_reads(void *ctx, const sg_graph_t *g, const uint32_t *comp, uint32_t c, const uint32_t *mv,
+                           uint32_t n_mv, sg_repeat_t *r)
+{
+    (void)g, (void)comp, (void)c, (void)mv, (void)n_mv;
+    describe_t *x = ctx;
+    const sg_readset_t *rs = x->d->rs;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->n_nodes; i++) n += x->kids_off[r->nodes[i] + 1] - x->kids_off[r->nodes[i]];
+    uint32_t *reads = sg_malloc(((size_t)n + 1) * sizeof *reads);
+    n = 0;
+    for (uint32_t i = 0; i < r->n_nodes; i++)
+        for (uint32_t j = x->kids_off[r->nodes[i]]; j < x->kids_off[r->nodes[i] + 1]; j++) reads[n++] = x->kids[j];
+    qsort(reads, n, sizeof *reads, cmp_u32);
+    free(r->nodes);
+    r->nodes = reads;
+    r->n_nodes = n;
+    /* the reads that the period is read from, as letters */
+    char **seq = sg_malloc(((size_t)n + 1) * sizeof *seq);
+    uint32_t *len = sg_malloc(((size_t)n + 1) * sizeof *len), n_seq = 0;
+    uint64_t bases = 0, spelled = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t l = sg_readset_len(rs, reads[i]);
+        bases += l;
+        if (spelled >= SG_PERIOD_BASES || !sg_readset_stored(rs, reads[i])) continue;
+        seq[n_seq] = sg_malloc((size_t)l + 1);
+        sg_readset_spell(rs, reads[i], seq[n_seq]);
+        len[n_seq++] = l;
+        spelled += l;
+    }
+    sg_period_t p;
+    sg_period_find((const char *const *)seq, len, n_seq, &p);
+    for (uint32_t i = 0; i < n_seq; i++) free(seq[i]);
+    free(seq);
+    free(len);
+    r->kmers = bases;
+    r->mean_count = x->coverage;
+    r->period = p.period;
+    r->tandem = p.tandem;
+    r->unit = p.unit;
+    /* the reads inside an array start in all but its last read length: the
+     * bases over the coverage fall short of its length by about one read */
+    r->length = x->coverage > 0 && n ? bases / x->coverage + (double)bases / n : 0;
+    r->copies = p.period ? r->length / p.period : 0;
+}
+
+static int ovl_repeats(sg_graph_builder_t *b, sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, sg_repeats_t *out)
+{
+    ovl_t *d = b->priv;
+    uint32_t n = sg_readset_n(d->rs);
+    describe_t x = {.d = d, .coverage = b->coverage};
+    x.kids_off = sg_calloc((size_t)n + 2, sizeof *x.kids_off);
+    x.kids = sg_malloc(((size_t)n + 1) * sizeof *x.kids);
+    for (uint32_t i = 0; i < n; i++) x.kids_off[d->root[i] + 2]++;
+    for (uint32_t i = 0; i < n; i++) x.kids_off[i + 2] += x.kids_off[i + 1];
+    for (uint32_t i = 0; i < n; i++) x.kids[x.kids_off[d->root[i] + 1]++] = i;
+    sg_repeats_find_by(g, comp, n_comp, describe_reads, &x, out);
+    free(x.kids_off);
+    free(x.kids);
+    /* the repeats' reads get their bases in the graph (for PREFIX.gfa) */
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (out->node_repeat[i] && sg_readset_stored(d->rs, i)) total += sg_readset_len(d->rs, i);
+    free(g->seq);
+    g->seq = sg_malloc(total + 1);
+    for (uint32_t i = 0; i < n; i++) {
+        int has = out->node_repeat[i] && sg_readset_stored(d->rs, i);
+        g->seq_off[i + 1] = g->seq_off[i] + (has ? sg_readset_len(d->rs, i) : 0);
+        if (!has) continue;
+        g->star_len[i] = 0;
+        char *s = sg_malloc((size_t)sg_readset_len(d->rs, i) + 1);
+        sg_readset_spell(d->rs, i, s);
+        memcpy(g->seq + g->seq_off[i], s, sg_readset_len(d->rs, i));
+        free(s);
+    }
+    return 0;
+}
+
+static void ovl_stats(const sg_graph_builder_t *b, FILE *fp)
+{
+    const ovl_t *d = b->priv;
+    uint64_t n_stored, bases, n_short, short_bases;
+    sg_readset_totals(d->rs, &n_stored, &bases, &n_short, &short_bases);
+    fprintf(fp, "  \"graph\": \"overlap\",\n  \"graph_backend\": \"%s\",\n", b->backend);
+    fprintf(fp, "  \"overlaps_from\": \"%s\",\n", d->o.overlaps ? "paf" : "minimizers");
+    fprintf(fp, "  \"reads\": %llu,\n  \"bases\": %llu,\n  \"short_reads_skipped\": %llu,\n  \"short_bases_skipped\": %llu,\n",
+            (unsigned long long)n_stored, (unsigned long long)bases, (unsigned long long)n_short,
+            (unsigned long long)short_bases);
+    fprintf(fp, "  \"min_overlap\": %u,\n  \"min_identity\": %.3f,\n", d->o.min_overlap, d->o.min_identity);
+    if (!d->o.overlaps)
+        fprintf(fp, "  \"minimizers\": {\"k\": %d, \"w\": %d, \"hpc\": true, \"sketched\": %llu, \"indexed\": %llu, "
+                    "\"buckets\": %llu, \"max_occ\": %u, \"repeat_buckets\": %llu, \"hits\": %llu},\n",
+                SG_OVL_K, SG_OVL_W, (unsigned long long)d->ost.minimizers, (unsigned long long)d->ost.indexed,
+                (unsigned long long)d->ost.buckets, d->ost.max_occ, (unsigned long long)d->ost.rep_buckets,
+                (unsigned long long)d->ost.hits);
+    fprintf(fp, "  \"overlaps\": %llu,\n  \"low_identity\": %llu,\n  \"dovetails\": %llu,\n  \"containments\": %llu,\n"
+                "  \"internal\": %llu,\n  \"short\": %llu,\n  \"contained_reads\": %llu,\n  \"self_overlapping_reads\": %llu,\n"
+                "  \"coverage\": %.3f,\n",
+            (unsigned long long)d->found, (unsigned long long)d->low_identity,
+            (unsigned long long)d->kinds[SG_OVL_DOVETAIL],
+            (unsigned long long)(d->kinds[SG_OVL_Q_CONTAINED] + d->kinds[SG_OVL_T_CONTAINED]),
+            (unsigned long long)d->kinds[SG_OVL_INTERNAL], (unsigned long long)d->kinds[SG_OVL_SHORT],
+            (unsigned long long)d->contained, (unsigned long long)d->self_reads, b->coverage);
+    fprintf(fp, "  \"overlap_seconds\": {\"read\": %.4f, \"index\": %.4f, \"overlap\": %.4f, \"graph\": %.4f},\n",
+            d->sec_read, d->ost.index_s, d->o.overlaps ? b->sec[1] : d->ost.overlap_s, d->sec_graph);
+}
+
+static void ovl_free(sg_graph_builder_t *b)
+{
+    ovl_t *d = b->priv;
+    sg_readset_free(d->rs);
+    free(d->ov);
+    free(d->root);
+    free(d);
+    free(b);
+}
+
+int sg_graph_builder_overlap_cpu(const sg_graph_opts_t *o, sg_graph_builder_t **out, char *err, size_t errsz)
+{
+    (void)err, (void)errsz;
+    ovl_t *d = sg_calloc(1, sizeof *d);
+    d->o = *o;
+    d->rs = sg_readset_new(o->min_overlap);
+    sg_graph_builder_t *b = sg_calloc(1, sizeof *b);
+    b->name = "overlap";
+    b->backend = "cpu";
+    b->build = ovl_build;
+    b->stats = ovl_stats;
+    b->repeats = ovl_repeats;
+    b->free = ovl_free;
+    b->priv = d;
+    *out = b;
+    return 0;
+}

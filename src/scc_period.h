@@ -1,0 +1,42 @@
+/* The period and repeat unit of a tandem array from reads of it (seqgpu scc
+ * -g overlap), with their errors:
+ *
+ *  - the distance spectrum: every k-mer of a read against its previous
+ *    occurrence in the same read, the distances counted; the period is the
+ *    distance whose multiples hold the most pairs (the most frequent
+ *    distance, its multiples folded into it), each counted within 2% (the
+ *    reads' insertions and deletions spread a long period's distances);
+ *  - the unit: the copies of one period between successive occurrences of
+ *    the k-mer seen most often one period apart, aligned to the copy of
+ *    median length and voted on, column by column and gap by gap, until
+ *    the consensus holds still; its length is the period in the genome's
+ *    bases (a read's distances are stretched by its net insertions).
+ */
+#ifndef SG_SCC_PERIOD_H
+#define SG_SCC_PERIOD_H
+
+#include <stdint.h>
+
+/* the spectrum's k-mer size, the longest period looked for, and the bases
+ * of reads looked at (enough copies of any period up to that) */
+#define SG_PERIOD_K 12
+#define SG_PERIOD_MAX 16384
+#define SG_PERIOD_BASES (4u << 20)
+
+typedef struct {
+    uint32_t period;  /* bases: the consensus unit's length, or the spectrum's distance when there is no consensus; 0: none */
+    int tandem;       /* one period explains most repeated k-mers, and no other period competes */
+    char *unit;       /* the consensus of one period, its least rotation on either strand ("" without one) */
+    double support;   /* the share of the repeated k-mer pairs at the period's multiples */
+    uint32_t copies;  /* copies the consensus was voted from */
+} sg_period_t;
+
+/**
+ * The period of reads seqs[0..n) (letters, either case, any strand), lens
+ * their lengths. Only the first SG_PERIOD_BASES or so are looked at.
+ */
+void sg_period_find(const char *const *seqs, const uint32_t *lens, uint32_t n, sg_period_t *out);
+
+void sg_period_free(sg_period_t *p);
+
+#endif

@@ -1,0 +1,197 @@
+#define _GNU_SOURCE
+#include "scc_readset.h"
+#include "dna.h"
+#include "log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <htslib/khash.h>
+
+KHASH_MAP_INIT_STR(rname, uint32_t)
+
+typedef struct {
+    uint64_t at;  /* base offset in the packed array */
+    uint32_t len;
+} amb_run_t;
+
+struct sg_readset {
+    uint64_t min_len;
+    uint32_t n, m;
+    uint32_t *len;
+    uint64_t *base;       /* first base of each read in packed (stored reads) */
+    uint64_t *amb_off;    /* runs of read i: amb[amb_off[i] .. amb_off[i + 1]) */
+    uint64_t *name_off;   /* into names */
+    char *names;
+    uint64_t names_len, names_cap;
+    uint8_t *packed;      /* 4 bases a byte, the first in the low bits */
+    uint64_t n_bases, cap_bases;
+    amb_run_t *amb;
+    uint64_t n_amb, m_amb;
+    /* the read being put together from pieces */
+    int64_t cur;          /* its record number, -1 before the first */
+    char *buf;
+    uint64_t buf_len, buf_cap;
+    khash_t(rname) *index;
+    uint64_t short_n, short_bases;
+};
+
+sg_readset_t *sg_readset_new(uint64_t min_len)
+{
+    sg_readset_t *rs = sg_calloc(1, sizeof *rs);
+    rs->min_len = min_len;
+    rs->cur = -1;
+    rs->amb_off = sg_calloc(1, sizeof *rs->amb_off);
+    return rs;
+}
+
+void sg_readset_free(sg_readset_t *rs)
+{
+    if (!rs) return;
+    if (rs->index) kh_destroy(rname, rs->index);
+    free(rs->len);
+    free(rs->base);
+    free(rs->amb_off);
+    free(rs->name_off);
+    free(rs->names);
+    free(rs->packed);
+    free(rs->amb);
+    free(rs->buf);
+    free(rs);
+}
+
+/* The read in buf, under the name of offset name_at, becomes read n. */
+static void commit(sg_readset_t *rs)
+{
+    uint32_t i = rs->n;
+    uint64_t len = rs->buf_len;
+    rs->len[i] = (uint32_t)len;
+    rs->base[i] = rs->n_bases;
+    if (len >= rs->min_len) {
+        if (rs->n_bases + len > rs->cap_bases) {
+            rs->cap_bases = (rs->n_bases + len) * 3 / 2 + 1024;
+            rs->packed = sg_realloc(rs->packed, (rs->cap_bases + 3) / 4);
+        }
+        for (uint64_t j = 0; j < len; j++) {
+            int b = sg_dna_code(rs->buf[j]);
+            uint64_t at = rs->n_bases + j;
+            if (at % 4 == 0) rs->packed[at / 4] = 0;
+            if (b < 0) {
+                if (rs->n_amb && rs->amb[rs->n_amb - 1].at + rs->amb[rs->n_amb - 1].len == at &&
+                    rs->n_amb > rs->amb_off[i]) {
+                    rs->amb[rs->n_amb - 1].len++;
+                } else {
+                    if (rs->n_amb == rs->m_amb) rs->amb = sg_realloc(rs->amb, (rs->m_amb = rs->m_amb ? 2 * rs->m_amb : 64) * sizeof *rs->amb);
+                    rs->amb[rs->n_amb++] = (amb_run_t){at, 1};
+                }
+                b = 0;
+            }
+            rs->packed[at / 4] |= (uint8_t)(b << (2 * (at % 4)));
+        }
+        rs->n_bases += len;
+    } else {
+        rs->short_n++;
+        rs->short_bases += len;
+    }
+    rs->amb_off[i + 1] = rs->n_amb;
+    rs->n++;
+    rs->buf_len = 0;
+}
+
+static void add_name(sg_readset_t *rs, const char *name)
+{
+    size_t n = strlen(name) + 1;
+    if (rs->names_len + n > rs->names_cap) rs->names = sg_realloc(rs->names, rs->names_cap = (rs->names_len + n) * 2 + 256);
+    memcpy(rs->names + rs->names_len, name, n);
+    rs->name_off[rs->n] = rs->names_len;
+    rs->names_len += n;
+}
+
+int sg_readset_add(sg_readset_t *rs, const sg_chunk_t *c)
+{
+    for (int s = 0; s < c->n_seg; s++) {
+        const sg_seg_t *sg = &c->seg[s];
+        if (sg->rid != rs->cur) {
+            if (rs->cur >= 0) commit(rs);
+            if (rs->n + 1 >= rs->m) {
+                rs->m = rs->m ? 2 * rs->m : 1024;
+                rs->len = sg_realloc(rs->len, rs->m * sizeof *rs->len);
+                rs->base = sg_realloc(rs->base, rs->m * sizeof *rs->base);
+                rs->amb_off = sg_realloc(rs->amb_off, (rs->m + 1) * sizeof *rs->amb_off);
+                rs->name_off = sg_realloc(rs->name_off, rs->m * sizeof *rs->name_off);
+            }
+            add_name(rs, sg_chunk_name(c, sg));
+            rs->cur = sg->rid;
+        }
+        if (rs->buf_len + sg->len > SG_READ_MAX_LEN) {
+            sg_error("read '%s' is longer than %u bases", sg_chunk_name(c, sg), SG_READ_MAX_LEN);
+            return SG_ERR_INPUT;
+        }
+        if (rs->buf_len + sg->len > rs->buf_cap) rs->buf = sg_realloc(rs->buf, rs->buf_cap = (rs->buf_len + sg->len) * 2);
+        memcpy(rs->buf + rs->buf_len, c->seq + sg->off, sg->len);
+        rs->buf_len += sg->len;
+    }
+    return 0;
+}
+
+int sg_readset_finish(sg_readset_t *rs, const char *what)
+{
+    if (rs->cur >= 0) commit(rs);
+    rs->cur = -1;
+    free(rs->buf);
+    rs->buf = NULL;
+    rs->buf_cap = 0;
+    rs->index = kh_init(rname);
+    kh_resize(rname, rs->index, rs->n + 1);
+    for (uint32_t i = 0; i < rs->n; i++) {
+        int absent;
+        khint_t it = kh_put(rname, rs->index, rs->names + rs->name_off[i], &absent);
+        if (!absent) {
+            sg_error("%s: two reads are named '%s' (records %u and %u): read names must be unique for -g overlap",
+                     what, rs->names + rs->name_off[i], kh_val(rs->index, it) + 1, i + 1);
+            return SG_ERR_INPUT;
+        }
+        kh_val(rs->index, it) = i;
+    }
+    return 0;
+}
+
+uint32_t sg_readset_n(const sg_readset_t *rs) { return rs->n; }
+uint32_t sg_readset_len(const sg_readset_t *rs, uint32_t i) { return rs->len[i]; }
+int sg_readset_stored(const sg_readset_t *rs, uint32_t i) { return rs->len[i] >= rs->min_len; }
+const char *sg_readset_name(const sg_readset_t *rs, uint32_t i) { return rs->names + rs->name_off[i]; }
+
+int64_t sg_readset_find(const sg_readset_t *rs, const char *name, size_t n)
+{
+    char small[256], *key = n < sizeof small ? small : sg_malloc(n + 1);
+    memcpy(key, name, n);
+    key[n] = 0;
+    khint_t it = kh_get(rname, rs->index, key);
+    if (key != small) free(key);
+    return it == kh_end(rs->index) ? -1 : (int64_t)kh_val(rs->index, it);
+}
+
+void sg_readset_codes(const sg_readset_t *rs, uint32_t i, uint8_t *out)
+{
+    uint64_t b = rs->base[i];
+    uint32_t len = rs->len[i];
+    for (uint32_t j = 0; j < len; j++) out[j] = (rs->packed[(b + j) / 4] >> (2 * ((b + j) % 4))) & 3;
+    for (uint64_t a = rs->amb_off[i]; a < rs->amb_off[i + 1]; a++) memset(out + (rs->amb[a].at - b), 4, rs->amb[a].len);
+}
+
+void sg_readset_spell(const sg_readset_t *rs, uint32_t i, char *out)
+{
+    uint32_t len = rs->len[i];
+    sg_readset_codes(rs, i, (uint8_t *)out);
+    for (uint32_t j = 0; j < len; j++) out[j] = out[j] < 4 ? sg_dna_letter(out[j]) : 'N';
+    out[len] = 0;
+}
+
+void sg_readset_totals(const sg_readset_t *rs, uint64_t *n_stored, uint64_t *bases_stored, uint64_t *n_short,
+                       uint64_t *bases_short)
+{
+    *n_stored = rs->n - rs->short_n;
+    *bases_stored = rs->n_bases;
+    *n_short = rs->short_n;
+    *bases_short = rs->short_bases;
+}
