@@ -10,24 +10,19 @@
 
 /* ---- sketch ---- */
 
-typedef struct {
-    uint64_t h;
-    uint32_t pos, rev, j; /* j: the k-mer's number in its stretch of A/C/G/T */
-} slot_t;
-
 size_t sg_sketch(const uint8_t *codes, uint32_t len, int k, int w, int hpc, sg_mini_t **a, size_t *m)
 {
     const int shift = 2 * (k - 1), hshift = 64 - 2 * k;
     const uint64_t mask = sg_kmer64_mask(k);
-    slot_t dq[256]; /* a deque of the window's candidates, their hashes ascending: at most w + 1 */
-    int head = 0, tail = 0, l = 0, prev = -1;
+    sg_mini_t win[256]; /* the last w k-mers, by their number modulo 256 */
+    int l = 0, prev = -1;
     uint64_t x = 0, r = 0;
-    uint32_t j = 0, last = UINT32_MAX;
+    uint32_t j = 0, last = UINT32_MAX; /* k-mers in this stretch of A/C/G/T; the number of the last output */
     size_t n = 0;
     for (uint32_t i = 0; i < len; i++) {
         int c = codes[i];
         if (c > 3) { /* a k-mer never spans a base that is not A/C/G/T */
-            l = 0, prev = -1, head = tail = 0, j = 0, last = UINT32_MAX;
+            l = 0, prev = -1, j = 0, last = UINT32_MAX;
             continue;
         }
         if (hpc && c == prev) continue;
@@ -36,20 +31,17 @@ size_t sg_sketch(const uint8_t *codes, uint32_t len, int k, int w, int hpc, sg_m
         r = (r >> 2) | ((uint64_t)(3 - c) << shift);
         if (++l < k) continue;
         int z = r < x; /* k is odd: never equal */
-        uint64_t h = sg_kmer64_hash(z ? r : x) >> hshift;
-        /* a candidate no smaller than the new k-mer is never a window's
-         * minimum again; an equal one is dropped too, and both are output,
-         * each when it is the minimum at the front */
-        while (tail != head && dq[(tail - 1) & 255].h >= h) tail = (tail - 1) & 255;
-        dq[tail] = (slot_t){h, i, (uint32_t)z, j};
-        tail = (tail + 1) & 255;
-        while (dq[head].j + (uint32_t)w <= j) head = (head + 1) & 255;
-        if (j + 1 >= (uint32_t)w && dq[head].j != last) {
+        win[j & 255] = (sg_mini_t){sg_kmer64_hash(z ? r : x) >> hshift, i, (uint32_t)z};
+        if (++j < (uint32_t)w) continue;
+        /* the window's smallest hash; of equal ones the last, so that each is output in turn */
+        uint32_t best = j - (uint32_t)w;
+        for (uint32_t y = best + 1; y < j; y++)
+            if (win[y & 255].h <= win[best & 255].h) best = y;
+        if (best != last) {
             if (n == *m) *a = sg_realloc(*a, (*m = *m ? 2 * *m : 256) * sizeof **a);
-            (*a)[n++] = (sg_mini_t){dq[head].h, dq[head].pos, dq[head].rev};
-            last = dq[head].j;
+            (*a)[n++] = win[best & 255];
+            last = best;
         }
-        j++;
     }
     return n;
 }
@@ -140,13 +132,16 @@ typedef struct {
 } ent_t;
 
 typedef struct {
+    uint32_t key, off; /* a distinct hash; its bucket: ent[off .. the next bucket's off) */
+} bucket_t;
+
+typedef struct {
     rec_t *rec; /* while building */
     size_t n_rec, m_rec;
     uint32_t n_key;
-    uint32_t *key;  /* distinct hashes, ascending */
-    uint32_t *off;  /* bucket i: ent[off[i] .. off[i + 1]), by read, then position */
-    ent_t *ent;
-    uint32_t *dir;  /* keys whose top dbits are s: key[dir[s] .. dir[s + 1]) */
+    bucket_t *bkt;  /* n_key of them, by hash, and an end */
+    ent_t *ent;     /* each bucket's entries by read, then position */
+    uint32_t *dir;  /* buckets whose hashes' top dbits are s: bkt[dir[s] .. dir[s + 1]) */
     int dbits;
 } part_t;
 
@@ -156,8 +151,6 @@ typedef struct {
     int hb;                 /* bits of a hash below the partition bits */
     uint32_t *block;        /* first read of each block of work, n_block + 1 */
     size_t n_block;
-    uint64_t *once, *twice; /* minimizers seen once, and twice or more (hashed into bits) */
-    uint64_t bit_mask;
     part_t part[N_PART];
     uint32_t max_occ;
     sg_ovl_stats_t *st;
@@ -200,31 +193,8 @@ static size_t sketch_read(const ctx_t *cx, uint32_t i, sketch_buf_t *b)
     return sg_sketch(b->codes, len, cx->o.k, cx->o.w, cx->o.hpc, &b->mini, &b->m_mini);
 }
 
-/* Pass 1: mark each minimizer in 'once', and in 'twice' when it was there already. */
-static int count_block(void *vctx, size_t bi, void **out)
-{
-    (void)out;
-    ctx_t *cx = vctx;
-    sketch_buf_t b = {0};
-    uint64_t n_total = 0;
-    for (uint32_t i = cx->block[bi]; i < cx->block[bi + 1]; i++) {
-        if (!sg_readset_stored(cx->rs, i)) continue;
-        size_t n = sketch_read(cx, i, &b);
-        n_total += n;
-        for (size_t j = 0; j < n; j++) {
-            uint64_t x = b.mini[j].h & cx->bit_mask, bit = 1ull << (x & 63);
-            if (__atomic_fetch_or(&cx->once[x >> 6], bit, __ATOMIC_RELAXED) & bit)
-                __atomic_fetch_or(&cx->twice[x >> 6], bit, __ATOMIC_RELAXED);
-        }
-    }
-    __atomic_fetch_add(&cx->st->minimizers, n_total, __ATOMIC_RELAXED);
-    free(b.codes);
-    free(b.mini);
-    return 0;
-}
-
-/* Pass 2: the minimizers seen twice or more, as records in read order,
- * grouped by partition. */
+/* The minimizers of a block of reads, as records in read order, grouped by
+ * partition. */
 typedef struct {
     rec_t *rec;
     size_t cnt[N_PART + 1]; /* partition p: rec[cnt[p] .. cnt[p + 1]) */
@@ -243,15 +213,14 @@ static int collect_block(void *vctx, size_t bi, void **out)
     sketch_buf_t b = {0};
     rec_t *tmp = NULL;
     uint8_t *pt = NULL;
-    size_t n_tmp = 0, m_tmp = 0;
+    size_t n_tmp = 0, m_tmp = 0, n_all = 0;
     const uint64_t lo_mask = (1ull << cx->hb) - 1;
     for (uint32_t i = cx->block[bi]; i < cx->block[bi + 1]; i++) {
         if (!sg_readset_stored(cx->rs, i)) continue;
         size_t n = sketch_read(cx, i, &b);
+        n_all += n;
         for (size_t j = 0; j < n; j++) {
             const sg_mini_t *mi = &b.mini[j];
-            uint64_t x = mi->h & cx->bit_mask;
-            if (!(cx->twice[x >> 6] >> (x & 63) & 1)) continue;
             if (n_tmp == m_tmp) {
                 m_tmp = m_tmp ? 2 * m_tmp : 4096;
                 tmp = sg_realloc(tmp, m_tmp * sizeof *tmp);
@@ -272,6 +241,7 @@ static int collect_block(void *vctx, size_t bi, void **out)
     free(pt);
     free(b.codes);
     free(b.mini);
+    __atomic_fetch_add(&cx->st->minimizers, n_all, __ATOMIC_RELAXED);
     *out = br;
     return 0;
 }
@@ -295,8 +265,8 @@ static int append_block(void *vctx, size_t bi, void *out)
 }
 
 /* Sort a partition's records by hash, stably (so each bucket stays in read
- * and position order), and keep its buckets of two or more (a hash seen
- * once can pass the bitmap when two minimizers share a bit). */
+ * and position order), and keep its buckets of two or more: a minimizer
+ * seen once (most are, from the reads' errors) makes no hit. */
 static int sort_part(void *vctx, size_t p, void **out)
 {
     (void)out;
@@ -325,19 +295,17 @@ static int sort_part(void *vctx, size_t p, void **out)
         if (j - i >= 2) n_key++, n_ent += j - i;
     }
     pa->n_key = n_key;
-    pa->key = sg_malloc((n_key + 1) * sizeof *pa->key);
-    pa->off = sg_malloc((n_key + 1) * sizeof *pa->off);
+    pa->bkt = sg_malloc((n_key + 1) * sizeof *pa->bkt);
     pa->ent = sg_malloc((n_ent + 1) * sizeof *pa->ent);
     n_key = 0;
     n_ent = 0;
     for (size_t i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && src[j].hlo == src[i].hlo; j++) {}
         if (j - i < 2) continue;
-        pa->key[n_key] = src[i].hlo;
-        pa->off[n_key++] = (uint32_t)n_ent;
+        pa->bkt[n_key++] = (bucket_t){src[i].hlo, (uint32_t)n_ent};
         for (size_t x = i; x < j; x++) pa->ent[n_ent++] = (ent_t){src[x].rid, src[x].ps};
     }
-    pa->off[n_key] = (uint32_t)n_ent;
+    pa->bkt[n_key] = (bucket_t){UINT32_MAX, (uint32_t)n_ent};
     free(a);
     free(tmp);
     pa->rec = NULL;
@@ -348,25 +316,47 @@ static int sort_part(void *vctx, size_t p, void **out)
     pa->dbits = d;
     pa->dir = sg_malloc(((1u << d) + 1) * sizeof *pa->dir);
     for (uint32_t s = 0, i = 0; s <= (1u << d); s++) {
-        while (i < n_key && (pa->key[i] >> (cx->hb - d)) < s) i++;
+        while (i < n_key && (pa->bkt[i].key >> (cx->hb - d)) < s) i++;
         pa->dir[s] = i;
     }
     return 0;
 }
 
-/* The bucket of hash h: its entries, and how many (0 for none). */
-static inline uint32_t lookup(const ctx_t *cx, uint64_t h, const ent_t **e)
+/* Looking buckets up: the directory slot of a hash, then its bucket, then
+ * its entries are three reads from random places of a large index; a read
+ * looks its minimizers up LOOKUP_BATCH at a time, each step for the whole
+ * batch, the memory of the next step prefetched. */
+#define LOOKUP_BATCH 32
+
+typedef struct {
+    const part_t *pa;
+    uint32_t lo, slot;
+    const ent_t *e;
+    uint32_t n;
+} lookup_t;
+
+static inline void lookup_slot(const ctx_t *cx, uint64_t h, lookup_t *l)
 {
-    const part_t *pa = &cx->part[h >> cx->hb];
-    uint32_t lo = (uint32_t)(h & ((1ull << cx->hb) - 1)), s = lo >> (cx->hb - pa->dbits);
-    for (uint32_t i = pa->dir[s]; i < pa->dir[s + 1]; i++) {
-        if (pa->key[i] > lo) break;
-        if (pa->key[i] == lo) {
-            *e = pa->ent + pa->off[i];
-            return pa->off[i + 1] - pa->off[i];
-        }
-    }
-    return 0;
+    l->pa = &cx->part[h >> cx->hb];
+    l->lo = (uint32_t)(h & ((1ull << cx->hb) - 1));
+    l->slot = l->lo >> (cx->hb - l->pa->dbits);
+    __builtin_prefetch(l->pa->dir + l->slot);
+}
+
+static inline void lookup_range(lookup_t *l)
+{
+    l->slot = l->pa->dir[l->slot]; /* from now on: the first candidate bucket */
+    __builtin_prefetch(l->pa->bkt + l->slot);
+}
+
+/* The bucket: its entries and how many (0: none). */
+static inline void lookup_bucket(lookup_t *l)
+{
+    const bucket_t *b = l->pa->bkt + l->slot;
+    while (b->key < l->lo) b++; /* the end bucket's key stops it */
+    l->n = b->key == l->lo ? b[1].off - b->off : 0;
+    l->e = l->pa->ent + b->off;
+    if (l->n) __builtin_prefetch(l->e);
 }
 
 /* The limit on buckets paired in full: many times the typical number of
@@ -381,7 +371,7 @@ static uint32_t choose_max_occ(const ctx_t *cx)
     for (int p = 0; p < N_PART; p++) {
         const part_t *pa = &cx->part[p];
         for (uint32_t i = 0; i < pa->n_key; i++) {
-            uint32_t n = pa->off[i + 1] - pa->off[i];
+            uint32_t n = pa->bkt[i + 1].off - pa->bkt[i].off;
             hist[n < 1024 ? n : 1024] += n;
             total += n;
         }
@@ -722,17 +712,25 @@ static void query_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
         qb->rep_before = sg_realloc(qb->rep_before, (qb->m_rep_before = n_mini + 1) * sizeof *qb->rep_before);
     qb->n_hit = qb->n_rep = 0;
     qb->rep_before[0] = 0;
-    for (size_t i = 0; i < n_mini; i++) {
-        const ent_t *e;
-        uint32_t n = lookup(cx, mini[i].h, &e), is_rep = n > cx->max_occ;
-        qb->rep_before[i + 1] = qb->rep_before[i] + is_rep;
-        if (is_rep) {
-            if (qb->n_rep == qb->m_rep) qb->rep = sg_realloc(qb->rep, (qb->m_rep = qb->m_rep ? 2 * qb->m_rep : 256) * sizeof *qb->rep);
-            qb->rep[qb->n_rep++] = (rep_t){e, n, mini[i].pos, mini[i].rev};
-            continue;
+    lookup_t lk[LOOKUP_BATCH];
+    for (size_t b0 = 0; b0 < n_mini; b0 += LOOKUP_BATCH) {
+        size_t nb = n_mini - b0 < LOOKUP_BATCH ? n_mini - b0 : LOOKUP_BATCH;
+        for (size_t x = 0; x < nb; x++) lookup_slot(cx, mini[b0 + x].h, &lk[x]);
+        for (size_t x = 0; x < nb; x++) lookup_range(&lk[x]);
+        for (size_t x = 0; x < nb; x++) lookup_bucket(&lk[x]);
+        for (size_t x = 0; x < nb; x++) {
+            size_t i = b0 + x;
+            const ent_t *e = lk[x].e;
+            uint32_t n = lk[x].n, is_rep = n > cx->max_occ;
+            qb->rep_before[i + 1] = qb->rep_before[i] + is_rep;
+            if (is_rep) {
+                if (qb->n_rep == qb->m_rep) qb->rep = sg_realloc(qb->rep, (qb->m_rep = qb->m_rep ? 2 * qb->m_rep : 256) * sizeof *qb->rep);
+                qb->rep[qb->n_rep++] = (rep_t){e, n, mini[i].pos, mini[i].rev};
+                continue;
+            }
+            for (uint32_t j = 0; j < n && e[j].rid <= q; j++)
+                if (e[j].rid < q || (e[j].ps >> 1) > mini[i].pos) add_hit(cx, qb, mini[i].pos, mini[i].rev, e[j].rid, e[j].ps, 0);
         }
-        for (uint32_t j = 0; j < n && e[j].rid <= q; j++)
-            if (e[j].rid < q || (e[j].ps >> 1) > mini[i].pos) add_hit(cx, qb, mini[i].pos, mini[i].rev, e[j].rid, e[j].ps, 0);
     }
     rep_hits(cx, q, qb);
     qb->hits += qb->n_hit;
@@ -821,34 +819,20 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     int nt = o->n_threads > 0 ? o->n_threads : 1, r;
     double t0 = sg_realtime();
     make_blocks(cx);
-    /* the bitmaps: about 8 bits per minimizer expected (few collisions), 2^16 to 2^32 */
-    uint64_t n_stored, bases, n_short, short_bases;
-    sg_readset_totals(rs, &n_stored, &bases, &n_short, &short_bases);
-    double expect = 8.0 * 2 * (double)bases / (o->w + 1);
-    int bits = 16;
-    while (bits < 32 && (double)(1ull << bits) < expect) bits++;
-    cx->bit_mask = (1ull << bits) - 1;
-    cx->once = sg_calloc((1ull << bits) / 64, sizeof *cx->once);
-    cx->twice = sg_calloc((1ull << bits) / 64, sizeof *cx->twice);
-    pfor_t count = {.n = cx->n_block, .work = count_block, .ctx = cx};
-    r = parallel_for(&count, nt);
-    free(cx->once);
-    cx->once = NULL;
     pfor_t collect = {.n = cx->n_block, .work = collect_block, .collect = append_block, .free_out = free_block_recs, .ctx = cx};
-    if (r == 0) r = parallel_for(&collect, nt);
-    free(cx->twice);
-    cx->twice = NULL;
+    r = parallel_for(&collect, nt);
     pfor_t sort = {.n = N_PART, .work = sort_part, .ctx = cx};
     if (r == 0) r = parallel_for(&sort, nt);
     if (r == 0) {
         for (int p = 0; p < N_PART; p++) {
             st->buckets += cx->part[p].n_key;
-            st->indexed += cx->part[p].off ? cx->part[p].off[cx->part[p].n_key] : 0;
+            st->indexed += cx->part[p].bkt ? cx->part[p].bkt[cx->part[p].n_key].off : 0;
         }
         cx->max_occ = o->max_occ ? o->max_occ : choose_max_occ(cx);
         st->max_occ = cx->max_occ;
         for (int p = 0; p < N_PART; p++)
-            for (uint32_t i = 0; i < cx->part[p].n_key; i++) st->rep_buckets += cx->part[p].off[i + 1] - cx->part[p].off[i] > cx->max_occ;
+            for (uint32_t i = 0; i < cx->part[p].n_key; i++)
+                st->rep_buckets += cx->part[p].bkt[i + 1].off - cx->part[p].bkt[i].off > cx->max_occ;
     }
     st->index_s = sg_realtime() - t0;
     t0 = sg_realtime();
@@ -858,8 +842,7 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     for (int p = 0; p < N_PART; p++) {
         part_t *pa = &cx->part[p];
         free(pa->rec);
-        free(pa->key);
-        free(pa->off);
+        free(pa->bkt);
         free(pa->ent);
         free(pa->dir);
     }

@@ -47,7 +47,7 @@ size_t sg_sketch(const uint8_t *codes, uint32_t len, int k, int w, int hpc, sg_m
 #define SG_OVL_W 5
 
 typedef struct {
-    int k, w, hpc;           /* the sketch (k 11 to 20) */
+    int k, w, hpc;           /* the sketch (k 11 to 19: a hash's bits below the partition's fit 30) */
     int n_threads;
     uint32_t min_overlap;    /* chains shorter than SG_OVL_INT_FRAC of this are not reported */
     uint32_t max_occ;        /* 0: chosen from the minimizer counts */

@@ -4,6 +4,7 @@
 #include "log.h"
 #include "scc_repeats.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,7 @@
 #define TANDEM_SUPPORT 0.5
 #define RIVAL_SHARE 0.3
 /* copies: within 15% of the period; at most this many, a few from each read */
-#define MAX_COPIES 128
+#define MAX_COPIES 48
 #define COPIES_PER_READ 8
 #define CONSENSUS_ROUNDS 5
 
@@ -197,12 +198,14 @@ typedef struct {
     uint32_t n, base[4]; /* copies with an insertion before the column, and its first base */
 } gap_t;
 
-/* Align copy c (n bases) to ref (m bases), globally, in a band around the
- * diagonal (unit costs), and add its votes. */
+/* Align copy c (n bases) to ref (m bases), both upper case, globally, in a
+ * band around the diagonal (unit costs), and add its votes. */
 static void align_vote(const char *c, uint32_t n, const char *ref, uint32_t m, column_t *col, gap_t *gap,
                        uint8_t *seen, uint8_t **tb, size_t *m_tb)
 {
-    const uint32_t w = (m > n ? m - n : n - m) + (m / 10 > 8 ? m / 10 : 8), width = 2 * w + 1;
+    /* the band: the difference of the lengths, and room for the drift of
+     * the errors on the way (a random walk: a few percent at most) */
+    const uint32_t w = (m > n ? m - n : n - m) + (m / 25 > 8 ? m / 25 : 8), width = 2 * w + 1;
     if ((size_t)(n + 1) * width > *m_tb) *tb = sg_realloc(*tb, *m_tb = (size_t)(n + 1) * width);
     uint32_t *prev = sg_malloc(width * sizeof *prev), *cur = sg_malloc(width * sizeof *cur);
     const uint32_t INF = UINT32_MAX / 2;
@@ -220,7 +223,7 @@ static void align_vote(const char *c, uint32_t n, const char *ref, uint32_t m, c
                 } else {
                     int64_t pd = j - 1 - plo, pu = j - plo;
                     if (j >= 1 && pd >= 0 && pd < width && prev[pd] < INF)
-                        best = prev[pd] + (sg_dna_code(c[i - 1]) != sg_dna_code(ref[j - 1])), op = 0;
+                        best = prev[pd] + (c[i - 1] != ref[j - 1]), op = 0;
                     if (pu >= 0 && pu < width && prev[pu] + 1 < best) best = prev[pu] + 1, op = 1;
                     if (o > 0 && cur[o - 1] + 1 < best) best = cur[o - 1] + 1, op = 2;
                 }
@@ -344,7 +347,7 @@ void sg_period_find(const char *const *seqs, const uint32_t *lens, uint32_t n, s
                 uint32_t d = at[j] - at[j - 1];
                 if (d < lo || d > hi) continue;
                 copy[nc] = sg_malloc(d);
-                memcpy(copy[nc], s + at[j - 1], d);
+                for (uint32_t x = 0; x < d; x++) copy[nc][x] = (char)toupper((unsigned char)s[at[j - 1] + x]);
                 clen[nc++] = d;
                 taken++;
             }

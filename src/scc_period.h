@@ -21,7 +21,7 @@
  * of reads looked at (enough copies of any period up to that) */
 #define SG_PERIOD_K 12
 #define SG_PERIOD_MAX 16384
-#define SG_PERIOD_BASES (4u << 20)
+#define SG_PERIOD_BASES (1u << 20)
 
 typedef struct {
     uint32_t period;  /* bases: the consensus unit's length, or the spectrum's distance when there is no consensus; 0: none */

@@ -3,6 +3,7 @@
 #include "dna.h"
 #include "log.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,11 +172,24 @@ int64_t sg_readset_find(const sg_readset_t *rs, const char *name, size_t n)
     return it == kh_end(rs->index) ? -1 : (int64_t)kh_val(rs->index, it);
 }
 
+/* The four codes of each packed byte, as bytes of a word (little-endian: the first lowest). */
+static uint32_t unpack[256];
+
+static void unpack_init(void)
+{
+    for (uint32_t x = 0; x < 256; x++)
+        unpack[x] = (x & 3) | ((x >> 2) & 3) << 8 | ((x >> 4) & 3) << 16 | ((x >> 6) & 3) << 24;
+}
+
 void sg_readset_codes(const sg_readset_t *rs, uint32_t i, uint8_t *out)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, unpack_init);
     uint64_t b = rs->base[i];
-    uint32_t len = rs->len[i];
-    for (uint32_t j = 0; j < len; j++) out[j] = (rs->packed[(b + j) / 4] >> (2 * ((b + j) % 4))) & 3;
+    uint32_t len = rs->len[i], j = 0;
+    for (; j < len && (b + j) % 4; j++) out[j] = (rs->packed[(b + j) / 4] >> (2 * ((b + j) % 4))) & 3;
+    for (; j + 4 <= len; j += 4) memcpy(out + j, &unpack[rs->packed[(b + j) / 4]], 4);
+    for (; j < len; j++) out[j] = (rs->packed[(b + j) / 4] >> (2 * ((b + j) % 4))) & 3;
     for (uint64_t a = rs->amb_off[i]; a < rs->amb_off[i + 1]; a++) memset(out + (rs->amb[a].at - b), 4, rs->amb[a].len);
 }
 

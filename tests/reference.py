@@ -6,6 +6,7 @@
   reference.py motifs [options]              random IUPAC motifs as "name<TAB>motif" lines
   reference.py sim [options] PREFIX          genome with planted tandem arrays, and reads of it
   reference.py satellites [options] PREFIX   genome with planted, diverged satellite arrays (for pbsim)
+  reference.py ovlcmp [options] A.paf B.paf  dovetail overlaps of A against B's, and against pbsim's truth
   reference.py revcomp MOTIF                 the reverse complement of an IUPAC motif
 """
 import argparse
@@ -281,6 +282,81 @@ def satellites(args):
             f.write('%d\t%d\t%d\t%g\t%s\n' % a)
 
 
+def paf_dovetails(path, min_ovl, max_hang=1000, int_frac=0.8):
+    """The dovetail overlaps of a PAF file, classified as miniasm does: a
+    set of (read, read, strand) with the reads in sorted order."""
+    out = set()
+    opener = gzip.open if open(path, 'rb').read(2) == b'\x1f\x8b' else open
+    with opener(path, 'rt') as fh:
+        for line in fh:
+            f = line.split('\t')
+            q, ql, qs, qe, rev, t, tl, ts, te = f[0], int(f[1]), int(f[2]), int(f[3]), f[4] == '-', f[5], int(f[6]), int(f[7]), int(f[8])
+            if q == t:
+                continue
+            tl5, tl3 = (tl - te, ts) if rev else (ts, tl - te)
+            ext5, ext3 = min(qs, tl5), min(ql - qe, tl3)
+            if ext5 > max_hang or ext3 > max_hang or qe - qs < (qe - qs + ext5 + ext3) * int_frac:
+                continue
+            if (qs <= tl5 and ql - qe <= tl3) or (qs >= tl5 and ql - qe >= tl3):
+                continue
+            if qe - qs + ext5 + ext3 < min_ovl or te - ts + ext5 + ext3 < min_ovl:
+                continue
+            out.add((min(q, t), max(q, t), rev))
+    return out
+
+
+def maf_places(path):
+    """Where pbsim placed each read: name -> (start, end, reverse) on the genome."""
+    places = {}
+    with open(path) as fh:
+        lines = fh.read().split('\n')
+    for i, l in enumerate(lines):
+        if l.startswith('a') and i + 2 < len(lines):
+            g, r = lines[i + 1].split(), lines[i + 2].split()
+            st, sz = int(g[2]), int(g[3])  # the genome's line, forward; the read's says the strand
+            places[r[1]] = (st, st + sz, r[4] == '-')
+    return places
+
+
+def ovlcmp(args):
+    """Recall and precision of A's dovetail overlaps against B's; with
+    --maf, of each against the truth, for reads outside the arrays of
+    --arrays: recall of the read pairs whose places overlap as a dovetail,
+    by min + slack bases and with ends slack apart; precision: the share of
+    the dovetails found whose reads' places overlap by min - slack bases."""
+    a, b = paf_dovetails(args.a, args.min_overlap), paf_dovetails(args.b, args.min_overlap)
+    both = len(a & b)
+    print('dovetails\t%d\t%d' % (len(a), len(b)))
+    print('against_b\trecall\t%.4f\tprecision\t%.4f' % (both / max(1, len(b)), both / max(1, len(a))))
+    if not args.maf:
+        return
+    places = maf_places(args.maf)
+    arrays = []
+    if args.arrays:
+        arrays = [tuple(map(int, l.split('\t')[:2])) for l in open(args.arrays).read().split('\n')[1:] if l]
+    unique = {n for n, (s, e, _) in places.items() if not any(s < ae and e > ast for ast, ae in arrays)}
+    order = sorted(unique, key=lambda n: places[n][0])
+    truth, near = set(), set()
+    for i, x in enumerate(order):
+        xs, xe, xr = places[x]
+        for y in order[i + 1:]:
+            ys, ye, yr = places[y]
+            if ys >= xe:
+                break
+            ov = min(xe, ye) - ys
+            key = (min(x, y), max(x, y), xr != yr)
+            if ov >= args.min_overlap - args.slack:
+                near.add(key)  # reads that do overlap
+            if ye > xe + args.slack and ys > xs + args.slack and ov >= args.min_overlap + args.slack:
+                truth.add(key)  # a dovetail, clearly one
+    ua, ub = ({k for k in s if k[0] in unique and k[1] in unique} for s in (a, b))
+    print('against_b_unique\trecall\t%.4f\tprecision\t%.4f' % (len(ua & ub) / max(1, len(ub)), len(ua & ub) / max(1, len(ua))))
+    for name, s in (('a', a), ('b', b)):
+        mine = {k for k in s if k[0] in unique and k[1] in unique}
+        print('%s_truth\trecall\t%.4f\tprecision\t%.4f\t%d\t%d' % (
+            name, len(mine & truth) / max(1, len(truth)), len(mine & near) / max(1, len(mine)), len(truth), len(mine)))
+
+
 def motifs(args):
     rnd = random.Random(args.seed)
     alphabet = 'ACGT' * 8 + 'RYSWKMBDHVN' if args.iupac else 'ACGT'
@@ -338,11 +414,18 @@ def main():
     t.add_argument('--arrays', default='6:20000:0.02,171:30000:0.01,2000:40000:0.03',
                    help='period:length:divergence,...')
     t.add_argument('prefix')
+    t = sub.add_parser('ovlcmp')
+    t.add_argument('--min-overlap', type=int, default=2000)
+    t.add_argument('--maf', help="pbsim's alignments of the reads, for the truth")
+    t.add_argument('--arrays', help="satellites' arrays.tsv: reads touching them are left out of the truth")
+    t.add_argument('--slack', type=int, default=500)
+    t.add_argument('a')
+    t.add_argument('b')
     a = ap.parse_args()
     if a.cmd == 'revcomp':
         print(revcomp(a.motif))
         return
-    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim, 'satellites': satellites}[a.cmd](a)
+    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim, 'satellites': satellites, 'ovlcmp': ovlcmp}[a.cmd](a)
 
 
 if __name__ == '__main__':
