@@ -18,7 +18,7 @@
 /* copies: within 15% of the period; at most this many, a few from each read */
 #define MAX_COPIES 48
 #define COPIES_PER_READ 8
-#define CONSENSUS_ROUNDS 5
+#define CONSENSUS_ROUNDS 10
 
 static const uint32_t KMASK = (1u << (2 * SG_PERIOD_K)) - 1;
 
@@ -109,12 +109,12 @@ static inline uint64_t window(const uint64_t *pre, uint32_t d)
     return pre[hi] - pre[lo - 1];
 }
 
-/* Whether a and b (a < b) are near multiples: b within 3% of m times a, or
- * for short periods, within an insertion or deletion every four copies. */
+/* Whether a and b (a < b) are near multiples: b within 6% and 2 bases of m
+ * times a (a read's net insertions stretch a distance by up to 5%). */
 static int multiple(uint32_t a, uint32_t b)
 {
     uint32_t m = (b + a / 2) / a, off = b > m * a ? b - m * a : m * a - b;
-    return m >= 1 && ((uint64_t)off * 100 <= 3ull * b || 4 * off <= 4 + m);
+    return m >= 1 && (uint64_t)off * 100 <= 6ull * b + 200;
 }
 
 /* The period of the spectrum hist[1 .. SG_PERIOD_MAX], its support, and whether a rival period competes. */

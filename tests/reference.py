@@ -7,6 +7,7 @@
   reference.py sim [options] PREFIX          genome with planted tandem arrays, and reads of it
   reference.py satellites [options] PREFIX   genome with planted, diverged satellite arrays (for pbsim)
   reference.py ovlcmp [options] A.paf B.paf  dovetail overlaps of A against B's, and against pbsim's truth
+  reference.py satcheck [options] PREFIX     seqgpu scc -g overlap's repeats against the planted arrays
   reference.py revcomp MOTIF                 the reverse complement of an IUPAC motif
 """
 import argparse
@@ -357,6 +358,51 @@ def ovlcmp(args):
             name, len(mine & truth) / max(1, len(truth)), len(mine & near) / max(1, len(mine)), len(truth), len(mine)))
 
 
+def satcheck(args):
+    """Each component of PREFIX.components.tsv goes to the planted array that
+    most of its reads (where pbsim placed them) touch, or to unique
+    sequence; each array at least --min-reads mean read lengths long must
+    have a component whose period (PREFIX.repeats.tsv) is within --tolerance
+    of the array's. Prints a line per array and per unique component, then
+    'ok' or 'FAIL'."""
+    places = maf_places(args.maf)
+    arrays = [l.split('\t') for l in open(args.arrays).read().split('\n')[1:] if l]
+    arrays = [(int(a[0]), int(a[1]), int(a[2])) for a in arrays]
+    mean_len = sum(e - s for s, e, _ in places.values()) / max(1, len(places))
+    period = {}
+    for l in open(args.prefix + '.repeats.tsv').read().split('\n')[1:]:
+        if l:
+            f = l.split('\t')
+            period[f[0]] = int(f[4])
+    members = {}
+    for l in open(args.prefix + '.components.tsv').read().split('\n')[1:]:
+        if l:
+            r, c = l.split('\t')
+            members.setdefault(c, []).append(r)
+    found, ok = {}, True
+    for c, reads in sorted(members.items()):
+        votes = [0] * (len(arrays) + 1)
+        for r in reads:
+            s, e, _ = places[r]
+            hit = [j for j, (a, b, _) in enumerate(arrays) if s < b and e > a]
+            votes[hit[0] if hit else len(arrays)] += 1
+        j = max(range(len(votes)), key=lambda x: votes[x])
+        if j == len(arrays) or votes[len(arrays)] * 10 > len(reads):
+            print('unique_component\t%s\t%d reads, %d outside the arrays' % (c, len(reads), votes[len(arrays)]))
+            ok = False
+        else:
+            found.setdefault(j, []).append(c)
+    for j, (a, b, p) in enumerate(arrays):
+        got = [period[c] for c in found.get(j, [])]
+        good = [x for x in got if abs(x - p) <= args.tolerance * p]
+        need = b - a >= args.min_reads * mean_len
+        print('array\t%d\t%d\tperiod\t%d\tfound\t%s\t%s' % (a, b - a, p, ','.join(map(str, got)) or '-',
+                                                        'required' if need else 'optional'))
+        if need and not good:
+            ok = False
+    print('ok' if ok else 'FAIL')
+
+
 def motifs(args):
     rnd = random.Random(args.seed)
     alphabet = 'ACGT' * 8 + 'RYSWKMBDHVN' if args.iupac else 'ACGT'
@@ -421,11 +467,17 @@ def main():
     t.add_argument('--slack', type=int, default=500)
     t.add_argument('a')
     t.add_argument('b')
+    t = sub.add_parser('satcheck')
+    t.add_argument('--maf', required=True)
+    t.add_argument('--arrays', required=True)
+    t.add_argument('--min-reads', type=float, default=1.5)
+    t.add_argument('--tolerance', type=float, default=0.03)
+    t.add_argument('prefix')
     a = ap.parse_args()
     if a.cmd == 'revcomp':
         print(revcomp(a.motif))
         return
-    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim, 'satellites': satellites, 'ovlcmp': ovlcmp}[a.cmd](a)
+    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim, 'satellites': satellites, 'ovlcmp': ovlcmp, 'satcheck': satcheck}[a.cmd](a)
 
 
 if __name__ == '__main__':
