@@ -91,9 +91,18 @@ static int outranks(const sg_readset_t *rs, uint32_t c, uint32_t x)
     return lc > lx || (lc == lx && c < x);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* The median depth of the reads: one plus the bases of the other reads
- * that overlap it (dovetails and containments), over its length. Reads
- * that overlap themselves (tandem arrays) are left out. */
+ * that overlap it (dovetails and containments), over its length less what
+ * the overlaps shorter than the minimum m would have brought (reads of
+ * mean length L end or start in its first or last m bases with density c /
+ * L, each with an overlap of m / 2 on average: m^2 / L bases per unit of
+ * coverage). Reads that overlap themselves (tandem arrays) are left out. */
 static double median_depth(const ovl_t *d, const uint8_t *self)
 {
     uint32_t n = sg_readset_n(d->rs);
@@ -106,17 +115,18 @@ static double median_depth(const ovl_t *d, const uint8_t *self)
         sum[o->q] += o->qe - o->qs;
         sum[o->t] += o->te - o->ts;
     }
+    uint64_t n_stored, bases, n_short, short_bases;
+    sg_readset_totals(d->rs, &n_stored, &bases, &n_short, &short_bases);
+    double lost = n_stored ? (double)d->o.min_overlap * d->o.min_overlap / ((double)bases / n_stored) : 0;
     uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (sg_readset_stored(d->rs, i) && !self[i]) sum[m++] = 1 + sum[i] / sg_readset_len(d->rs, i);
-    double med = 0;
-    if (m) { /* a selection would do; a sort is simpler and the reads are few */
-        for (uint32_t i = 1; i < m; i++) {
-            double x = sum[i];
-            uint32_t j = i;
-            for (; j > 0 && sum[j - 1] > x; j--) sum[j] = sum[j - 1];
-            sum[j] = x;
+        if (sg_readset_stored(d->rs, i) && !self[i]) {
+            double len = sg_readset_len(d->rs, i);
+            sum[m++] = 1 + sum[i] / (len - lost > len / 2 ? len - lost : len / 2);
         }
+    double med = 0;
+    if (m) {
+        qsort(sum, m, sizeof *sum, cmp_double);
         med = sum[m / 2];
     }
     free(sum);

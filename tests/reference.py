@@ -244,7 +244,7 @@ def satellites(args):
     sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
 
     def unique(n):
-        return ''.join(rnd.choice('ACGT') for _ in range(n))
+        return ''.join(rnd.choices('ACGT', k=n))
     for i, (p, ln, d) in enumerate(specs):
         parts.append(unique(free // n_unique))
         at += free // n_unique

@@ -1,0 +1,67 @@
+#!/bin/sh
+# seqgpu scc -g overlap beside minimap2 -x ava-pb, in one run, same threads.
+#   1. a genome of unique sequence with satellite arrays planted (periods
+#      6 bp to 2 kb, 10 to 60 kb, 1-3% divergence between copies;
+#      tests/reference.py satellites), and pbsim CLR reads of it at 20x
+#      (10 kb mean, accuracy 0.85 to 0.99);
+#   2. minimap2 -x ava-pb (the overlaps alone) against seqgpu's own
+#      overlapper (its reading, index and overlap seconds from --stats) and
+#      against seqgpu's whole run (reads to repeats); then seqgpu on
+#      minimap2's PAF (--overlaps);
+#   3. the dovetails of 2 kb and more of each against the other's and
+#      pbsim's truth, and the arrays each run finds (tests/reference.py
+#      ovlcmp, satcheck).
+# Environment: GENOME (bases, 50000000), DEPTH (20), THREADS (nproc),
+# BENCH_DIR (bench/data), SEQGPU (bin/seqgpu).
+set -eu
+cd "$(dirname "$0")/.."
+GENOME=${GENOME:-50000000}
+DEPTH=${DEPTH:-20}
+THREADS=${THREADS:-$(nproc)}
+BENCH_DIR=${BENCH_DIR:-bench/data}
+SEQGPU=${SEQGPU:-bin/seqgpu}
+PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+for t in pbsim minimap2; do
+    command -v $t > /dev/null || { echo "bench: $t is needed: apt-get install $t" >&2; exit 1; }
+done
+mkdir -p "$BENCH_DIR"
+d=$(cd "$BENCH_DIR" && pwd)
+g=$d/ovl_$GENOME
+ARRAYS=6:20000:0.02,13:60000:0.01,42:30000:0.03,171:45000:0.02,360:15000:0.01,1000:35000:0.03,2000:60000:0.02,60:10000:0.02
+[ -s "$g.genome.fa" ] || $PY tests/reference.py satellites --seed 7 --length "$GENOME" --arrays "$ARRAYS" "$g" > /dev/null
+if [ ! -s "${g}_0001.fastq" ]; then
+    pbsim --prefix "$g" --data-type CLR --depth "$DEPTH" --length-mean 10000 --length-sd 3000 --length-min 1000 \
+        --length-max 30000 --accuracy-mean 0.90 --accuracy-sd 0.03 --accuracy-min 0.85 --accuracy-max 0.99 \
+        --model_qc /usr/share/pbsim/models/model_qc_clr --seed 7 "$g.genome.fa" > "$g.pbsim.log" 2>&1
+fi
+reads=${g}_0001.fastq
+
+BENCH_DIR=$d REPEATS=1
+. bench/lib.sh
+
+echo "# seqgpu scc -g overlap: $(uname -n), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $THREADS threads"
+echo "# reads: $(awk 'NR % 4 == 2 {n++; b += length($0)} END {printf "%d reads, %.2f Gb", n, b / 1e9}' "$reads") (pbsim CLR, ${DEPTH}x of a $GENOME-base genome with arrays $ARRAYS)"
+echo "# minimap2 $(minimap2 --version), seqgpu $("$SEQGPU" --version | head -1)"
+echo
+set -- $(run ovl_minimap2 minimap2 -x ava-pb -t "$THREADS" -o "$d/ovl_minimap2.paf" "$reads" "$reads")
+mm_t=$1 mm_m=$2
+set -- $(run ovl_seqgpu "$SEQGPU" scc -g overlap -t "$THREADS" --stats "$d/ovl_seqgpu.json" --write-overlaps "$d/ovl_seqgpu.paf" -p "$d/ovl_seqgpu" "$reads")
+sg_t=$1 sg_m=$2
+set -- $(run ovl_seqgpu_paf "$SEQGPU" scc -g overlap -t "$THREADS" --overlaps "$d/ovl_minimap2.paf" -p "$d/ovl_seqgpu_paf" "$reads")
+sp_t=$1 sp_m=$2
+own=$($PY -c "import json; s = json.load(open('$d/ovl_seqgpu.json'))['overlap_seconds']; print('%.3f' % (s['read'] + s['index'] + s['overlap']))")
+printf '| what | tool | time (s) | peak RSS (MB) | minimap2 / tool |\n|---|---|---|---|---|\n'
+printf '| overlaps | minimap2 -x ava-pb | %s | %s | 1.0 |\n' "$mm_t" "$mm_m"
+printf '| overlaps (reading, index, overlapping) | seqgpu own overlapper | %s | (below) | %s |\n' "$own" "$(ratio "$mm_t" "$own")"
+printf '| reads to repeats, whole run | seqgpu scc -g overlap | %s | %s | %s |\n' "$sg_t" "$sg_m" "$(ratio "$mm_t" "$sg_t")"
+printf '| repeats from minimap2 PAF | seqgpu scc -g overlap --overlaps | %s | %s | |\n' "$sp_t" "$sp_m"
+echo
+echo "stage seconds: $($PY -c "import json; s = json.load(open('$d/ovl_seqgpu.json')); print(s['overlap_seconds'], 'scc', s['stage_seconds']['scc'], 'report', s['stage_seconds']['report'])")"
+echo
+echo "dovetails of 2 kb and more (ovlcmp: a = seqgpu's, b = minimap2's):"
+$PY tests/reference.py ovlcmp --maf "${g}_0001.maf" --arrays "$g.arrays.tsv" "$d/ovl_seqgpu.paf" "$d/ovl_minimap2.paf"
+echo
+echo "arrays, own overlaps:"
+$PY tests/reference.py satcheck --maf "${g}_0001.maf" --arrays "$g.arrays.tsv" "$d/ovl_seqgpu"
+echo "arrays, minimap2's overlaps:"
+$PY tests/reference.py satcheck --maf "${g}_0001.maf" --arrays "$g.arrays.tsv" "$d/ovl_seqgpu_paf"
