@@ -177,7 +177,7 @@ static void make_blocks(ctx_t *cx)
     }
 }
 
-/* A block's reads, sketched one after another through f. */
+/* A thread's buffers for sketching reads one after another. */
 typedef struct {
     uint8_t *codes;
     size_t m_codes;
@@ -254,6 +254,7 @@ static int append_block(void *vctx, size_t bi, void *out)
     for (int p = 0; p < N_PART; p++) {
         part_t *pa = &cx->part[p];
         size_t n = br->cnt[p + 1] - br->cnt[p];
+        if (!n) continue;
         if (pa->n_rec + n > pa->m_rec) {
             pa->m_rec = (pa->n_rec + n) * 3 / 2 + 64;
             pa->rec = sg_realloc(pa->rec, pa->m_rec * sizeof *pa->rec);
@@ -414,8 +415,6 @@ typedef struct {
     size_t n_rep, m_rep;
     uint32_t *cand, *qk, *tk;
     size_t m_cand, m_keep;
-    int64_t *place;
-    size_t m_place;
     int32_t *f, *pred;
     uint32_t *chain;
     uint8_t *used;
@@ -552,13 +551,14 @@ static void rep_hits(const ctx_t *cx, uint32_t q, qbuf_t *qb)
     }
     /* the partners: most buckets shared, then nearest to q */
     uint32_t part[REP_PARTNERS_MAX], cnt[REP_PARTNERS_MAX], n_part = 0;
-    qsort(qb->cand, n_cand, sizeof *qb->cand, cmp_u32);
+    const uint32_t max_part = cx->o.rep_partners < REP_PARTNERS_MAX ? (uint32_t)cx->o.rep_partners : REP_PARTNERS_MAX;
+    if (n_cand) qsort(qb->cand, n_cand, sizeof *qb->cand, cmp_u32);
     for (size_t i = 0, j; i < n_cand; i = j) {
         for (j = i + 1; j < n_cand && qb->cand[j] == qb->cand[i]; j++) {}
         uint32_t c = (uint32_t)(j - i), t = qb->cand[i], at = n_part;
         while (at > 0 && (cnt[at - 1] < c || (cnt[at - 1] == c && part[at - 1] < t))) at--;
-        if (at >= (uint32_t)cx->o.rep_partners) continue;
-        if (n_part < (uint32_t)cx->o.rep_partners) n_part++;
+        if (at >= max_part) continue;
+        if (n_part < max_part) n_part++;
         memmove(part + at + 1, part + at, (n_part - 1 - at) * sizeof *part);
         memmove(cnt + at + 1, cnt + at, (n_part - 1 - at) * sizeof *cnt);
         part[at] = t, cnt[at] = c;
@@ -761,7 +761,9 @@ static void free_qbuf(qbuf_t *qb)
     free(qb->tmp);
     free(qb->band);
     free(qb->rep);
-    free(qb->place);
+    free(qb->cand);
+    free(qb->qk);
+    free(qb->tk);
     free(qb->f);
     free(qb->pred);
     free(qb->chain);

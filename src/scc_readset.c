@@ -61,7 +61,7 @@ void sg_readset_free(sg_readset_t *rs)
     free(rs);
 }
 
-/* The read in buf, under the name of offset name_at, becomes read n. */
+/* The read put together in buf becomes read n (its name is in already). */
 static void commit(sg_readset_t *rs)
 {
     uint32_t i = rs->n;
@@ -128,6 +128,7 @@ int sg_readset_add(sg_readset_t *rs, const sg_chunk_t *c)
             sg_error("read '%s' is longer than %u bases", sg_chunk_name(c, sg), SG_READ_MAX_LEN);
             return SG_ERR_INPUT;
         }
+        if (!sg->len) continue;
         if (rs->buf_len + sg->len > rs->buf_cap) rs->buf = sg_realloc(rs->buf, rs->buf_cap = (rs->buf_len + sg->len) * 2);
         memcpy(rs->buf + rs->buf_len, c->seq + sg->off, sg->len);
         rs->buf_len += sg->len;
