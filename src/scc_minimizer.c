@@ -12,36 +12,10 @@
 
 size_t sg_sketch(const uint8_t *codes, uint32_t len, int k, int w, int hpc, sg_mini_t **a, size_t *m)
 {
-    const int shift = 2 * (k - 1), hshift = 64 - 2 * k;
-    const uint64_t mask = sg_kmer64_mask(k);
-    sg_mini_t win[256]; /* the last w k-mers, by their number modulo 256 */
-    int l = 0, prev = -1;
-    uint64_t x = 0, r = 0;
-    uint32_t j = 0, last = UINT32_MAX; /* k-mers in this stretch of A/C/G/T; the number of the last output */
-    size_t n = 0;
-    for (uint32_t i = 0; i < len; i++) {
-        int c = codes[i];
-        if (c > 3) { /* a k-mer never spans a base that is not A/C/G/T */
-            l = 0, prev = -1, j = 0, last = UINT32_MAX;
-            continue;
-        }
-        if (hpc && c == prev) continue;
-        prev = c;
-        x = ((x << 2) | (uint64_t)c) & mask;
-        r = (r >> 2) | ((uint64_t)(3 - c) << shift);
-        if (++l < k) continue;
-        int z = r < x; /* k is odd: never equal */
-        win[j & 255] = (sg_mini_t){sg_kmer64_hash(z ? r : x) >> hshift, i, (uint32_t)z};
-        if (++j < (uint32_t)w) continue;
-        /* the window's smallest hash; of equal ones the last, so that each is output in turn */
-        uint32_t best = j - (uint32_t)w;
-        for (uint32_t y = best + 1; y < j; y++)
-            if (win[y & 255].h <= win[best & 255].h) best = y;
-        if (best != last) {
-            if (n == *m) *a = sg_realloc(*a, (*m = *m ? 2 * *m : 256) * sizeof **a);
-            (*a)[n++] = win[best & 255];
-            last = best;
-        }
+    size_t n = sg_sketch_into(codes, len, k, w, hpc, *a, *m);
+    if (n > *m) { /* once per size a thread's buffer grows to */
+        *a = sg_realloc(*a, (*m = n + n / 4 + 64) * sizeof **a);
+        sg_sketch_into(codes, len, k, w, hpc, *a, *m);
     }
     return n;
 }
@@ -265,9 +239,42 @@ static int append_block(void *vctx, size_t bi, void *out)
     return 0;
 }
 
+/* A partition's buckets from its records src[0..n), sorted by hash, then
+ * read and position: those of two or more (a minimizer seen once, as most
+ * are from the reads' errors, makes no hit), and the directory. */
+static void make_buckets(const ctx_t *cx, part_t *pa, const rec_t *src, size_t n)
+{
+    uint32_t n_key = 0;
+    size_t n_ent = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && src[j].hlo == src[i].hlo; j++) {}
+        if (j - i >= 2) n_key++, n_ent += j - i;
+    }
+    pa->n_key = n_key;
+    pa->bkt = sg_malloc((n_key + 1) * sizeof *pa->bkt);
+    pa->ent = sg_malloc((n_ent + 1) * sizeof *pa->ent);
+    n_key = 0;
+    n_ent = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && src[j].hlo == src[i].hlo; j++) {}
+        if (j - i < 2) continue;
+        pa->bkt[n_key++] = (bucket_t){src[i].hlo, (uint32_t)n_ent};
+        for (size_t x = i; x < j; x++) pa->ent[n_ent++] = (ent_t){src[x].rid, src[x].ps};
+    }
+    pa->bkt[n_key] = (bucket_t){UINT32_MAX, (uint32_t)n_ent};
+    /* the directory: about one key per slot */
+    int d = 1;
+    while (d < cx->hb && (1u << d) < n_key) d++;
+    pa->dbits = d;
+    pa->dir = sg_malloc(((1u << d) + 1) * sizeof *pa->dir);
+    for (uint32_t s = 0, i = 0; s <= (1u << d); s++) {
+        while (i < n_key && (pa->bkt[i].key >> (cx->hb - d)) < s) i++;
+        pa->dir[s] = i;
+    }
+}
+
 /* Sort a partition's records by hash, stably (so each bucket stays in read
- * and position order), and keep its buckets of two or more: a minimizer
- * seen once (most are, from the reads' errors) makes no hit. */
+ * and position order), and make its buckets. */
 static int sort_part(void *vctx, size_t p, void **out)
 {
     (void)out;
@@ -289,38 +296,28 @@ static int sort_part(void *vctx, size_t p, void **out)
         src = dst;
         dst = t;
     }
-    uint32_t n_key = 0;
-    size_t n_ent = 0;
-    for (size_t i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && src[j].hlo == src[i].hlo; j++) {}
-        if (j - i >= 2) n_key++, n_ent += j - i;
-    }
-    pa->n_key = n_key;
-    pa->bkt = sg_malloc((n_key + 1) * sizeof *pa->bkt);
-    pa->ent = sg_malloc((n_ent + 1) * sizeof *pa->ent);
-    n_key = 0;
-    n_ent = 0;
-    for (size_t i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && src[j].hlo == src[i].hlo; j++) {}
-        if (j - i < 2) continue;
-        pa->bkt[n_key++] = (bucket_t){src[i].hlo, (uint32_t)n_ent};
-        for (size_t x = i; x < j; x++) pa->ent[n_ent++] = (ent_t){src[x].rid, src[x].ps};
-    }
-    pa->bkt[n_key] = (bucket_t){UINT32_MAX, (uint32_t)n_ent};
+    make_buckets(cx, pa, src, n);
     free(a);
     free(tmp);
     pa->rec = NULL;
     pa->n_rec = pa->m_rec = 0;
-    /* the directory: about one key per slot */
-    int d = 1;
-    while (d < cx->hb && (1u << d) < n_key) d++;
-    pa->dbits = d;
-    pa->dir = sg_malloc(((1u << d) + 1) * sizeof *pa->dir);
-    for (uint32_t s = 0, i = 0; s <= (1u << d); s++) {
-        while (i < n_key && (pa->bkt[i].key >> (cx->hb - d)) < s) i++;
-        pa->dir[s] = i;
-    }
     return 0;
+}
+
+/* The index from a device's sorted minimizers: each partition's stretch of them. */
+static void device_buckets(ctx_t *cx, const sg_mrec_t *m, size_t n)
+{
+    const uint64_t lo_mask = (1ull << cx->hb) - 1;
+    rec_t *r = sg_malloc((n + 1) * sizeof *r);
+    size_t a = 0;
+    for (int p = 0; p < N_PART; p++) {
+        size_t b = a;
+        for (; b < n && (m[b].h >> cx->hb) == (uint64_t)p; b++)
+            r[b - a] = (rec_t){(uint32_t)(m[b].h & lo_mask), (uint32_t)(m[b].at >> 32), (uint32_t)m[b].at};
+        make_buckets(cx, &cx->part[p], r, b - a);
+        a = b;
+    }
+    free(r);
 }
 
 /* Looking buckets up: the directory slot of a hash, then its bucket, then
@@ -808,7 +805,7 @@ static int emit_block(void *vctx, size_t bi, void *out)
 }
 
 int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_sink_t sink, void *arg,
-                     sg_ovl_stats_t *st)
+                     sg_ovl_stats_t *st, char *err, size_t errsz)
 {
     memset(st, 0, sizeof *st);
     ctx_t *cx = sg_calloc(1, sizeof *cx);
@@ -821,10 +818,18 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     int nt = o->n_threads > 0 ? o->n_threads : 1, r;
     double t0 = sg_realtime();
     make_blocks(cx);
-    pfor_t collect = {.n = cx->n_block, .work = collect_block, .collect = append_block, .free_out = free_block_recs, .ctx = cx};
-    r = parallel_for(&collect, nt);
-    pfor_t sort = {.n = N_PART, .work = sort_part, .ctx = cx};
-    if (r == 0) r = parallel_for(&sort, nt);
+    if (o->index) {
+        sg_mrec_t *m = NULL;
+        size_t n = 0;
+        r = o->index(rs, o, &m, &n, &st->minimizers, err, errsz);
+        if (r == 0) device_buckets(cx, m, n);
+        free(m);
+    } else {
+        pfor_t collect = {.n = cx->n_block, .work = collect_block, .collect = append_block, .free_out = free_block_recs, .ctx = cx};
+        r = parallel_for(&collect, nt);
+        pfor_t sort = {.n = N_PART, .work = sort_part, .ctx = cx};
+        if (r == 0) r = parallel_for(&sort, nt);
+    }
     if (r == 0) {
         for (int p = 0; p < N_PART; p++) {
             st->buckets += cx->part[p].n_key;

@@ -23,21 +23,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli.h"
 #include "scc_overlap.h"
 #include "scc_readset.h"
-
-typedef struct {
-    uint64_t h;   /* hash of the canonical k-mer, 2k bits */
-    uint32_t pos; /* the k-mer's last base in the read (uncompressed coordinates) */
-    uint32_t rev; /* 1: the canonical k-mer is the reverse complement of the read's */
-} sg_mini_t;
+#include "scc_sketch.h"
 
 /**
- * The (w,k)-minimizers of a sequence of base codes (0-3; any other value
- * breaks k-mers), of its homopolymer-compressed form when hpc is set: for
- * every w consecutive k-mers, the one of the smallest hash (all of them on
- * a tie), each once, in order of position.
- * @param a, m  a growable array (*a may be NULL): the minimizers go there
+ * sg_sketch_into()'s minimizers into a growable array.
+ * @param a, m  the array and its size (*a may be NULL)
  * @return how many
  */
 size_t sg_sketch(const uint8_t *codes, uint32_t len, int k, int w, int hpc, sg_mini_t **a, size_t *m);
@@ -46,13 +39,32 @@ size_t sg_sketch(const uint8_t *codes, uint32_t len, int k, int w, int hpc, sg_m
 #define SG_OVL_K 19
 #define SG_OVL_W 5
 
+/* A minimizer occurrence: its hash, and read << 32 | position << 1 | strand. */
 typedef struct {
+    uint64_t h, at;
+} sg_mrec_t;
+
+typedef struct sg_ovl_opts sg_ovl_opts_t;
+
+/**
+ * An index builder on a device: every minimizer (sg_sketch_into with o's
+ * k, w and hpc) of the stored reads of rs that occurs twice or more,
+ * sorted by hash, then read, then position, into *out (sg_malloc'd, *n of
+ * them); *sketched: all minimizers, singletons too.
+ * @return 0, or SG_ERR_DEVICE with the reason in err
+ */
+typedef int (*sg_mindex_fn)(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_mrec_t **out, size_t *n,
+                            uint64_t *sketched, char *err, size_t errsz);
+
+struct sg_ovl_opts {
     int k, w, hpc;           /* the sketch (k 11 to 19: a hash's bits below the partition's fit 30) */
     int n_threads;
     uint32_t min_overlap;    /* chains shorter than SG_OVL_INT_FRAC of this are not reported */
     uint32_t max_occ;        /* 0: chosen from the minimizer counts */
     int rep_partners;        /* reads each read is paired with in a bucket above max_occ */
-} sg_ovl_opts_t;
+    sg_mindex_fn index;      /* NULL: the index is built on the host's threads */
+    const sg_devices_t *devices; /* for index */
+};
 
 /** The defaults above, for n_threads threads and dovetails of min_overlap bases or more. */
 void sg_ovl_opts_default(sg_ovl_opts_t *o, int n_threads, uint32_t min_overlap);
@@ -73,9 +85,15 @@ typedef struct {
  * read number as q), self-overlaps at an offset included, handed to sink
  * in order of q (the overlaps of q with the reads t <= q), from one thread
  * at a time.
- * @return 0, or the first negative code sink returned
+ * @param err  where o->index says why it failed
+ * @return 0, the first negative code sink returned, or SG_ERR_DEVICE from o->index
  */
 int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_sink_t sink, void *arg,
-                     sg_ovl_stats_t *st) __attribute__((warn_unused_result));
+                     sg_ovl_stats_t *st, char *err, size_t errsz) __attribute__((warn_unused_result));
+
+/** The overlap graph builder of scc_overlap.c with the minimizer index
+ * built by index (a device's: cuda/scc_sketch.cu), NULL for the cpu's;
+ * backend names where it is built. */
+sg_graph_builder_t *sg_graph_builder_overlap(const sg_graph_opts_t *o, const char *backend, sg_mindex_fn index);
 
 #endif

@@ -53,6 +53,7 @@ typedef struct {
     sg_overlap_t *ov; /* those kept: identity high enough */
     size_t n_ov, m_ov;
     uint32_t *root;   /* the read each read is reported with: itself, or its container's */
+    sg_mindex_fn index; /* the device's index builder, or NULL */
     uint64_t found, low_identity, kinds[SG_OVL_DOVETAIL + 1], self_reads, contained;
     sg_ovl_stats_t ost;
     double sec_read, sec_graph;
@@ -103,15 +104,14 @@ static int cmp_double(const void *a, const void *b)
  * mean length L end or start in its first or last m bases with density c /
  * L, each with an overlap of m / 2 on average: m^2 / L bases per unit of
  * coverage). Reads that overlap themselves (tandem arrays) are left out. */
-static double median_depth(const ovl_t *d, const uint8_t *self)
+static double median_depth(const ovl_t *d, const uint8_t *kind, const uint8_t *self)
 {
     uint32_t n = sg_readset_n(d->rs);
     double *sum = sg_calloc((size_t)n + 1, sizeof *sum);
     for (size_t i = 0; i < d->n_ov; i++) {
         const sg_overlap_t *o = &d->ov[i];
-        uint32_t f, t, l;
-        int kind = sg_overlap_classify(o, sg_readset_len(d->rs, o->q), sg_readset_len(d->rs, o->t), d->o.min_overlap, &f, &t, &l);
-        if (o->q == o->t || (kind != SG_OVL_DOVETAIL && kind != SG_OVL_Q_CONTAINED && kind != SG_OVL_T_CONTAINED)) continue;
+        if (o->q == o->t || (kind[i] != SG_OVL_DOVETAIL && kind[i] != SG_OVL_Q_CONTAINED && kind[i] != SG_OVL_T_CONTAINED))
+            continue;
         sum[o->q] += o->qe - o->qs;
         sum[o->t] += o->te - o->ts;
     }
@@ -191,7 +191,6 @@ static double build_graph(ovl_t *d, sg_graph_t *g)
             e[n_e++] = (sg_edge_t){sg_vert(i, 0), sg_vert(i, 0), self_ovl[i]};
             e[n_e++] = (sg_edge_t){sg_vert(i, 1), sg_vert(i, 1), self_ovl[i]};
         }
-    free(kind);
     memset(g, 0, sizeof *g);
     g->oriented = 1;
     g->reads = 1;
@@ -212,7 +211,8 @@ static double build_graph(ovl_t *d, sg_graph_t *g)
     free(e);
     free(container);
     free(self_ovl);
-    double cov = median_depth(d, self);
+    double cov = median_depth(d, kind, self);
+    free(kind);
     free(self);
     return cov;
 }
@@ -248,7 +248,9 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
         sg_progress_stage("overlapping", 0);
         sg_ovl_opts_t oo;
         sg_ovl_opts_default(&oo, d->o.n_threads, d->o.min_overlap);
-        r = sg_overlaps_find(d->rs, &oo, take_overlaps, d, &d->ost);
+        oo.index = d->index;
+        oo.devices = d->o.devices;
+        r = sg_overlaps_find(d->rs, &oo, take_overlaps, d, &d->ost, b->err, sizeof b->err);
     }
     b->sec[1] = sg_realtime() - t0;
     if (r < 0) return r;
@@ -372,9 +374,9 @@ static void ovl_stats(const sg_graph_builder_t *b, FILE *fp)
             (unsigned long long)short_bases);
     fprintf(fp, "  \"min_overlap\": %u,\n  \"min_identity\": %.3f,\n", d->o.min_overlap, d->o.min_identity);
     if (!d->o.overlaps)
-        fprintf(fp, "  \"minimizers\": {\"k\": %d, \"w\": %d, \"hpc\": true, \"sketched\": %llu, \"indexed\": %llu, "
+        fprintf(fp, "  \"minimizers\": {\"index\": \"%s\", \"k\": %d, \"w\": %d, \"hpc\": true, \"sketched\": %llu, \"indexed\": %llu, "
                     "\"buckets\": %llu, \"max_occ\": %u, \"repeat_buckets\": %llu, \"hits\": %llu},\n",
-                SG_OVL_K, SG_OVL_W, (unsigned long long)d->ost.minimizers, (unsigned long long)d->ost.indexed,
+                b->backend, SG_OVL_K, SG_OVL_W, (unsigned long long)d->ost.minimizers, (unsigned long long)d->ost.indexed,
                 (unsigned long long)d->ost.buckets, d->ost.max_occ, (unsigned long long)d->ost.rep_buckets,
                 (unsigned long long)d->ost.hits);
     fprintf(fp, "  \"overlaps\": %llu,\n  \"low_identity\": %llu,\n  \"dovetails\": %llu,\n  \"containments\": %llu,\n"
@@ -399,20 +401,26 @@ static void ovl_free(sg_graph_builder_t *b)
     free(b);
 }
 
-int sg_graph_builder_overlap_cpu(const sg_graph_opts_t *o, sg_graph_builder_t **out, char *err, size_t errsz)
+sg_graph_builder_t *sg_graph_builder_overlap(const sg_graph_opts_t *o, const char *backend, sg_mindex_fn index)
 {
-    (void)err, (void)errsz;
     ovl_t *d = sg_calloc(1, sizeof *d);
     d->o = *o;
+    d->index = index;
     d->rs = sg_readset_new(o->min_overlap);
     sg_graph_builder_t *b = sg_calloc(1, sizeof *b);
     b->name = "overlap";
-    b->backend = "cpu";
+    b->backend = backend;
     b->build = ovl_build;
     b->stats = ovl_stats;
     b->repeats = ovl_repeats;
     b->free = ovl_free;
     b->priv = d;
-    *out = b;
+    return b;
+}
+
+int sg_graph_builder_overlap_cpu(const sg_graph_opts_t *o, sg_graph_builder_t **out, char *err, size_t errsz)
+{
+    (void)err, (void)errsz;
+    *out = sg_graph_builder_overlap(o, "cpu", NULL);
     return 0;
 }

@@ -255,7 +255,7 @@ static void test_overlaps_exact(void)
     sg_ovl_opts_default(&o, 2, 1000);
     ovls_t got = {0};
     sg_ovl_stats_t st;
-    CHECK(sg_overlaps_find(rs, &o, collect, &got, &st) == 0, "overlaps");
+    CHECK(sg_overlaps_find(rs, &o, collect, &got, &st, NULL, 0) == 0, "overlaps");
     /* every overlap is where the reads are: both spans the same stretch of the genome, on the right strands */
     int bad = 0;
     static uint8_t seen[150][150];
@@ -305,7 +305,7 @@ static void test_overlaps_errors(void)
     sg_ovl_opts_default(&o, 2, 2000);
     ovls_t got = {0};
     sg_ovl_stats_t st;
-    CHECK(sg_overlaps_find(rs, &o, collect, &got, &st) == 0, "overlaps");
+    CHECK(sg_overlaps_find(rs, &o, collect, &got, &st, NULL, 0) == 0, "overlaps");
     uint8_t *seen = calloc((size_t)n * n, 1);
     int wrong = 0, dove = 0;
     for (size_t i = 0; i < got.n; i++) {
@@ -367,7 +367,7 @@ static void test_self_overlap(void)
     sg_ovl_opts_default(&o, 2, 2000);
     ovls_t got = {0};
     sg_ovl_stats_t st;
-    CHECK(sg_overlaps_find(rs, &o, collect, &got, &st) == 0, "overlaps");
+    CHECK(sg_overlaps_find(rs, &o, collect, &got, &st, NULL, 0) == 0, "overlaps");
     uint8_t self[30] = {0};
     int off_period = 0;
     for (size_t i = 0; i < got.n; i++) {
