@@ -119,8 +119,9 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
             int mm = ms->approx ? mismatches(f, p, t) : 0;
             reserve(s, 2 * (name_len + strlen(m->name) + strlen(m->window) + (m->id ? strlen(m->id) : 0) + p->len + 80));
             if (f->fmt == SG_OUT_CASOFFINDER) {
-                /* Cas-OFFinder gives both strands of a palindromic window */
+                /* Cas-OFFinder gives both strands of a palindromic window (of those searched) */
                 for (int minus = p->strand == '-'; minus <= (p->strand != '+'); minus++) {
+                    if (p->strand == '.' && !(ms->strands & (minus ? SG_STRAND_REV : SG_STRAND_FWD))) continue;
                     kputs(m->query, s);
                     kputc('\t', s);
                     kputsn(name, name_len, s);
