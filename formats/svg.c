@@ -39,6 +39,7 @@ void sg_xml_str(FILE *fp, const char *s)
         else if (*p == '&') fputs("&amp;", fp);
         else if (*p == '<') fputs("&lt;", fp);
         else if (*p == '>') fputs("&gt;", fp);
+        else if (*p == '"') fputs("&quot;", fp);
         else fwrite(p, 1, n, fp);
         p += n;
     }

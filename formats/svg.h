@@ -18,8 +18,9 @@
 void sg_svg_begin(FILE *fp, int w, int h, const char *title, const char *css);
 void sg_svg_end(FILE *fp);
 
-/** s as XML character data: markup characters escaped, bytes that are not
- * UTF-8 or not allowed in XML (control characters) written as U+FFFD. */
+/** s as XML character data or an attribute value: markup characters and
+ * quotes escaped, bytes that are not UTF-8 or not allowed in XML (control
+ * characters) written as U+FFFD. */
 void sg_xml_str(FILE *fp, const char *s);
 
 /** A text element at (x, y) (the baseline's start, middle or end, as the

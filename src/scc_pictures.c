@@ -365,10 +365,11 @@ void sg_draw_unitigs(const sg_repeat_drawing_t *d, FILE *fp, const sg_repeats_t 
     for (uint32_t j = 0; j < drawn; j++) {
         double a0 = t0[j] + gap / 2, a1 = t0[j + 1] - gap / 2, mid = (a0 + a1) / 2;
         uint32_t vj = v[order[j]];
-        fprintf(fp, "<path class=\"unitig\" data-node=\"%s%c\" stroke=\"%s\" d=\"M%.1f,%.1f A%.1f,%.1f 0 %d 1 %.1f,%.1f\"%s/>\n",
-                sg_graph_name(g, vj >> 1, nb, sizeof nb), vj & 1 ? '-' : '+', drawn <= 24 ? palette[j % 6] : shades[j % 2],
-                arc_x(cx, rad, a0), arc_y(cy, rad, a0), rad, rad, a1 - a0 > M_PI, arc_x(cx, rad, a1), arc_y(cy, rad, a1),
-                drawn <= 24 ? " marker-end=\"url(#head)\"" : "");
+        fputs("<path class=\"unitig\" data-node=\"", fp);
+        sg_xml_str(fp, sg_graph_name(g, vj >> 1, nb, sizeof nb));
+        fprintf(fp, "%c\" stroke=\"%s\" d=\"M%.1f,%.1f A%.1f,%.1f 0 %d 1 %.1f,%.1f\"%s/>\n", vj & 1 ? '-' : '+',
+                drawn <= 24 ? palette[j % 6] : shades[j % 2], arc_x(cx, rad, a0), arc_y(cy, rad, a0), rad, rad,
+                a1 - a0 > M_PI, arc_x(cx, rad, a1), arc_y(cy, rad, a1), drawn <= 24 ? " marker-end=\"url(#head)\"" : "");
         if (drawn <= MAX_LABELLED) {
             double s = sin(mid);
             sg_svg_text(fp, arc_x(cx, rad + 13, mid), arc_y(cy, rad + 13, mid) + 4, s > 0.3 ? "node" : s < -0.3 ? "node end" : "node mid",
