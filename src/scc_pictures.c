@@ -84,12 +84,14 @@ static void log_ticks(FILE *fp, const axes_t *a, int vertical)
             if (vertical) {
                 double y = ypos(a, v);
                 if (major) fprintf(fp, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", PX0, y, PX1, y);
-                fprintf(fp, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", PX0 - (major ? 6 : 3), y, PX0, y);
+                fprintf(fp, "<line class=\"axis\" data-y=\"%g\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", v,
+                        PX0 - (major ? 6 : 3), y, PX0, y);
                 if (label) sg_svg_text(fp, PX0 - 9, y + 4.5, "ytick end", "%s", tick_label(v, 1, b));
             } else {
                 double x = xpos(a, v);
                 if (major) fprintf(fp, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x, PY0, x, PY1);
-                fprintf(fp, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x, PY1, x, PY1 + (major ? 6 : 3));
+                fprintf(fp, "<line class=\"axis\" data-x=\"%g\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", v, x,
+                        PY1, x, PY1 + (major ? 6 : 3));
                 /* a long last label ends at the picture's edge rather than past it */
                 if (label && x + text_width(tick_label(v, 0, b), 13) / 2 > SPEC_W - 3)
                     sg_svg_text(fp, SPEC_W - 3, PY1 + 21, "xtick end", "%s", b);
@@ -452,9 +454,8 @@ void sg_repeats_svg(FILE *fp, const sg_repeats_t *rp, const sg_repeat_drawing_t 
         sg_svg_text(fp, x + 10, y + 40, "nums", "period %s bp \xc2\xb7 %.1f copies", sg_svg_count(r->period, b1), r->copies);
         d->draw(d, fp, rp, idx[p], x + 8, y + 46, pw - 16, 150);
         draw_unit(fp, r, x + 10, y + 212, pw - 20);
-        sg_svg_text(fp, x + 10, y + 242, "small", "%u unitig%s \xc2\xb7 %s k-mer%s \xc2\xb7 mean count %s", r->n_nodes,
-                    r->n_nodes > 1 ? "s" : "", sg_svg_count(r->kmers, b1), r->kmers > 1 ? "s" : "",
-                    sg_svg_count((uint64_t)llround(r->mean_count), b2));
+        sg_svg_text(fp, x + 10, y + 242, "small", "%s unitig%s \xc2\xb7 %s k-mer%s", sg_svg_count(r->n_nodes, b2),
+                    r->n_nodes > 1 ? "s" : "", sg_svg_count(r->kmers, b1), r->kmers > 1 ? "s" : "");
         fputs("</g>\n", fp);
     }
     sg_svg_end(fp);
