@@ -115,7 +115,7 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
             const sg_motif_t *m = &ms->motif[p->motif];
             const char *t = c->seq + pos;
             uint64_t start = g->rec_off + (pos - g->off);
-            o->per_pat[f->rank_pat[sg_hit_rank(h->a[k])]]++;
+            o->per_pat[p - ms->pat]++;
             if (rec) rec[p->motif]++;
             if (cnt) {
                 cnt[p->motif]++;

@@ -13,10 +13,17 @@
 
 static double text_width(const char *s, double px) { return (double)sg_svg_chars(s) * CHAR_EM * px; }
 
-/* The inputs' base names, ", "-separated and cut to max characters, into buf. */
-static const char *input_names(char *const *inputs, int n, size_t max, char *buf, size_t bufsz)
+/* The titles' font size (the style sheets' .title), and how much wider
+ * their bold letters run. */
+#define TITLE_PX 17.0
+#define BOLD 1.1
+
+/* A title of width w (pixels) at TITLE_PX into out: before, the inputs'
+ * base names (", "-separated, cut to what fits), after. */
+static void title_of(const char *before, char *const *inputs, int n, const char *after, double w, char *out,
+                     size_t outsz)
 {
-    char *all = NULL;
+    char *all = NULL, names[1024];
     size_t len = 0;
     FILE *fp = open_memstream(&all, &len);
     if (!fp) {
@@ -28,8 +35,22 @@ static const char *input_names(char *const *inputs, int n, size_t max, char *buf
         fprintf(fp, "%s%s", i ? ", " : "", !strcmp(inputs[i], "-") ? "standard input" : slash ? slash + 1 : inputs[i]);
     }
     fclose(fp);
-    sg_svg_fit(all, max, buf, bufsz);
+    double room = w / (CHAR_EM * BOLD * TITLE_PX) - (double)sg_svg_chars(before) - (double)sg_svg_chars(after);
+    sg_svg_fit(all, room > 8 ? (size_t)room : 8, names, sizeof names);
+    snprintf(out, outsz, "%s%s%s", before, names, after);
     free(all);
+}
+
+/* A number of k-mers for a line of text: exact below a million, else to
+ * three digits (90.3G), so that the line fits whatever the input. */
+static const char *short_count(uint64_t x, char buf[32])
+{
+    static const char suffix[] = "kMGTPE";
+    if (x < 1000000) return sg_svg_count(x, buf);
+    double v = (double)x;
+    int s = -1;
+    while (v >= 999.5 && s < 5) v /= 1000, s++;
+    snprintf(buf, 32, "%.*f%c", v < 9.995 ? 2 : v < 99.95 ? 1 : 0, v, suffix[s]);
     return buf;
 }
 
@@ -200,21 +221,20 @@ void sg_spectrum_svg(FILE *fp, const sg_spectrum_t *sp, char *const *inputs, int
     /* a k-mer seen once sits above the axis, not on it */
     axes_t a = {0, nice_above(xmax), log10(0.5), nice_above(2 * (double)top)};
 
-    char names[512], b1[32], b2[32], b3[32], title[768], sub[512];
-    input_names(inputs, n_inputs, 60, names, sizeof names);
+    char b1[32], b2[32], b3[32], title[1200], sub[512];
     char kbuf[24] = "";
     if (sp->k > 1) snprintf(kbuf, sizeof kbuf, ", k = %d", sp->k); /* a GFA graph without overlaps has none */
+    title_of(sp->graph ? "k-mer depths of the graph " : "k-mer spectrum of ", inputs, n_inputs, kbuf, SPEC_W - PX0 - 8,
+             title, sizeof title);
     if (sp->graph) {
-        snprintf(title, sizeof title, "k-mer depths of the graph %s%s", names, kbuf);
         snprintf(sub, sizeof sub, "%s k-mers in the segments; coverage %.1f, their median depth",
-                 sg_svg_count(sp->distinct, b1), cov->coverage);
+                 short_count(sp->distinct, b1), cov->coverage);
     } else {
-        snprintf(title, sizeof title, "k-mer spectrum of %s%s", names, kbuf);
-        int n = snprintf(sub, sizeof sub, "%s k-mers, %s distinct; ", sg_svg_count(sp->total, b1),
-                         sg_svg_count(sp->distinct, b2));
+        int n = snprintf(sub, sizeof sub, "%s k-mers, %s distinct; ", short_count(sp->total, b1),
+                         short_count(sp->distinct, b2));
         if (cov->clear) n += snprintf(sub + n, sizeof sub - n, "coverage %.1f; ", cov->coverage);
         else n += snprintf(sub + n, sizeof sub - n, "no coverage peak; ");
-        snprintf(sub + n, sizeof sub - n, "%s kept (seen %s+ times)", sg_svg_count(sp->kept, b3),
+        snprintf(sub + n, sizeof sub - n, "%s kept (seen %s+ times)", short_count(sp->kept, b3),
                  sg_svg_count(sp->threshold, b1));
     }
     sg_svg_begin(fp, SPEC_W, SPEC_H, title, spectrum_css);
@@ -433,10 +453,9 @@ void sg_repeats_svg(FILE *fp, const sg_repeats_t *rp, const sg_repeat_drawing_t 
     uint32_t *idx = sg_malloc((SG_PICTURE_REPEATS + 1) * sizeof *idx), n = sg_repeats_by_copies(rp, SG_PICTURE_REPEATS, idx);
     const double pw = (REP_W - 2 * MARGIN - (COLS - 1) * GAP) / COLS;
     int height = (int)(HEAD_H + (n + COLS - 1) / COLS * (PANEL_H + GAP) + MARGIN);
-    char names[512], title[640], sub[256], b1[32], b2[32];
-    input_names(inputs, n_inputs, 60, names, sizeof names);
-    snprintf(title, sizeof title, "Repeats of %s", names);
-    if (k > 1) snprintf(title + strlen(title), sizeof title - strlen(title), ", k = %d", k);
+    char title[1200], sub[256], kbuf[24] = "", b1[32], b2[32];
+    if (k > 1) snprintf(kbuf, sizeof kbuf, ", k = %d", k);
+    title_of("Repeats of ", inputs, n_inputs, kbuf, REP_W - 2 * MARGIN - 8, title, sizeof title);
     if (!n) snprintf(sub, sizeof sub, "no repeats: no cycle among the kept k-mers");
     else if (n == rp->n) snprintf(sub, sizeof sub, "%u repeat%s, the most copies first", n, n > 1 ? "s" : "");
     else snprintf(sub, sizeof sub, "the %u with the most copies of %s repeats (.repeats.tsv lists all)", n, sg_svg_count(rp->n, b1));

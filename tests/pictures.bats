@@ -72,6 +72,14 @@ PY
     run $PICTURES spectrum "$T/c5.spectrum.svg" "$T/c5.json"
     assert_output ok
     grep -q 'threshold 5 (-c)' "$T/c5.spectrum.svg"
+    # inputs whose names do not fit a title: cut, and nothing runs out of the picture
+    for i in 1 2 3; do cp "$TANDEM" "$T/sample_${i}_sequenced_on_a_long_afternoon_R1.fastq.gz"; done
+    run seqgpu scc -q -p "$T/long" --stats "$T/long.json" "$T"/sample_*
+    assert_success
+    run $PICTURES spectrum "$T/long.spectrum.svg" "$T/long.json"
+    assert_output ok
+    run $PICTURES repeats "$T/long.repeats.svg" "$T/long.repeats.tsv"
+    assert_output ok
 }
 
 @test "scc's spectrum without a clear peak (lambda's 2,000 reads) says so; no repeats is a picture too" {

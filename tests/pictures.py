@@ -118,22 +118,32 @@ def spectrum(svg, stats_path):
         if abs(float(e.get(attr)) - want) > 0.1:
             fail(f'{what} at {e.get(attr)}, its count at {want:.1f}')
 
-    if s['coverage_peak'] > 1 or s['error_trough'] > 0:  # a clear peak
+    clear = s['error_trough'] > 0  # a clear peak: the errors end somewhere (else trough 0, coverage 1)
+    if s['error_trough'] > 1:
         t = marker('trough')
         if t is None or int(t.get('data-count')) != s['error_trough']:
             fail('no error trough marked, or not the one of --stats')
         at(t, 'x1', X(s['error_trough']), 'the trough')
+        errors = [e for e in root.iter(NS + 'rect') if 'errors' in classes(e)][0]
+        at(errors, 'width', X(s['error_trough']) - X(1), 'the error band')
+    elif marker('trough') is not None:
+        fail('a trough marked where --stats has none')
+    if clear:
         c = marker('coverage')
         if c is None or abs(float(c.get('data-count')) - s['coverage']) > 1e-3:
             fail('no coverage marked, or not the one of --stats')
         at(c, 'x1', X(s['coverage']), 'the coverage')
+    elif marker('coverage') is not None:
+        fail('a coverage marked without a peak')
+    peak = s['coverage_peak']
+    if clear and peak < len(h) and h[peak]:  # the dot sits on its bin: none on an empty one
         p = marker('peak')
-        if p is None or int(p.get('data-count')) != s['coverage_peak'] or int(p.get('data-kmers')) != h[s['coverage_peak']]:
+        if p is None or int(p.get('data-count')) != peak or int(p.get('data-kmers')) != h[peak]:
             fail('no peak marked, or not the one of --stats')
-        at(p, 'cx', X(s['coverage_peak']), 'the peak')
-        at(p, 'cy', Y(h[s['coverage_peak']]), 'the peak')
-        errors = [e for e in root.iter(NS + 'rect') if 'errors' in classes(e)][0]
-        at(errors, 'width', X(s['error_trough']) - X(1), 'the error band')
+        at(p, 'cx', X(peak), 'the peak')
+        at(p, 'cy', Y(h[peak]), 'the peak')
+    elif marker('peak') is not None:
+        fail('a peak marked on an empty bin')
     th = marker('threshold')
     if th is None or int(th.get('data-count')) != s['threshold']:
         fail('no threshold marked, or not the one of --stats')
@@ -168,9 +178,10 @@ def spectrum(svg, stats_path):
             fail(f'the bin of count {c} ({h[c]} k-mers) is not drawn')
     # the title names the input, k and the numbers
     title = ' '.join(e.text for e in texts if 'title' in classes(e) or 'sub' in classes(e))
-    want = [f"k = {s['k']}", f"{s['kept_kmers']:,} kept", f"seen {s['threshold']:,}+ times"]
-    want += [s['inputs'][0].split('/')[-1]] if s['inputs'][0] != '-' else []
-    want += [f"coverage {s['coverage']:.1f}"] if s['coverage_peak'] > 1 or s['error_trough'] > 0 else []
+    want = [f"k = {s['k']}", f"seen {s['threshold']:,}+ times"]
+    want += [f"{s['kept_kmers']:,} kept"] if s['kept_kmers'] < 1e6 else []  # (above, to three digits)
+    want += [s['inputs'][0].split('/')[-1][:20]] if s['inputs'][0] != '-' else []  # (long lists are cut)
+    want += [f"coverage {s['coverage']:.1f}"] if clear else []
     for w in want:
         if w not in title:
             fail(f'the title does not say {w!r}: {title}')
