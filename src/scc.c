@@ -231,9 +231,9 @@ static void write_pictures(const scc_opts_t *o, const scc_run_t *run, const sg_g
 {
     sg_spectrum_t sp;
     uint64_t *graph_hist = NULL;
-    if (run->builder) {
+    if (run->builder && run->builder->spectrum) {
         run->builder->spectrum(run->builder, &sp);
-    } else {
+    } else { /* a GFA graph, or a builder without a k-mer histogram */
         graph_hist = sg_malloc(SG_HIST_BINS * sizeof *graph_hist);
         sg_spectrum_of_graph(g, graph_hist, SG_HIST_BINS, &sp);
     }

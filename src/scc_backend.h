@@ -72,8 +72,9 @@ struct sg_graph_builder {
     int (*build)(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g);
     /** JSON members for --stats (each line "  \"key\": value,\n"), after build. */
     void (*stats)(const sg_graph_builder_t *b, FILE *fp);
-    /** After build: the k-mer count histogram and the coverage and threshold
-     * read from it (pointing into the builder: valid until free). */
+    /** Optional (NULL: the pictures show the graph's depths): after build,
+     * the k-mer count histogram and the coverage and threshold read from it
+     * (pointing into the builder: valid until free). */
     void (*spectrum)(const sg_graph_builder_t *b, sg_spectrum_t *sp);
     void (*free)(sg_graph_builder_t *b);
     double coverage;     /* after build: the coverage of single-copy sequence, which copies are counted in */
