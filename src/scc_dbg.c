@@ -15,16 +15,12 @@
 #include "progress.h"
 #include "scc_coverage.h"
 
-/* counts of k-mers up to 65535 apart (the last bin holds the rest): room
- * for the repeats whose errors the coverage estimate must tell apart */
-#define HIST_BINS 65537
-
 typedef struct {
     sg_input_t in;          /* first: the input steps take the context as theirs */
     sg_kmer_table_t *table; /* until the graph is built */
     sg_graph_opts_t o;
     uint64_t distinct, total, kept;
-    uint64_t hist[HIST_BINS];
+    uint64_t hist[SG_HIST_BINS];
     sg_coverage_t cov;
     uint32_t threshold;
     char table_stats[1024]; /* the table's --stats members, kept when it is freed */
@@ -41,7 +37,7 @@ static int step_count(void *vctx, void *item, sg_emit_t *emit)
  * (beyond any count: no k-mer kept). */
 static void set_threshold(dbg_t *d)
 {
-    sg_coverage_estimate(d->hist, HIST_BINS, d->o.k, &d->cov);
+    sg_coverage_estimate(d->hist, SG_HIST_BINS, d->o.k, &d->cov);
     double t = fmax(2.0, ceil(d->o.min_copies * d->cov.coverage - 1e-9));
     d->threshold = d->o.min_count > 0 ? (uint32_t)d->o.min_count : t >= UINT32_MAX ? UINT32_MAX : (uint32_t)t;
     if (!d->cov.clear && d->total && d->o.min_count <= 0)
@@ -74,7 +70,7 @@ static int dbg_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
         sg_progress_stage("coverage", 0);
         d->distinct = t->distinct(t);
         d->total = t->total(t);
-        r = t->histogram(t, d->hist, HIST_BINS);
+        r = t->histogram(t, d->hist, SG_HIST_BINS);
         if (r == 0) {
             set_threshold(d);
             b->coverage = d->cov.coverage;
@@ -116,11 +112,19 @@ static void dbg_stats(const sg_graph_builder_t *b, FILE *fp)
                 "  \"coverage_peak\": %d,\n  \"error_trough\": %d,\n  \"threshold\": %u,\n  \"kept_kmers\": %llu,\n",
             d->o.k, (unsigned long long)d->total, (unsigned long long)d->distinct, d->cov.coverage, d->cov.peak,
             d->cov.trough, d->threshold, (unsigned long long)d->kept);
-    int last = HIST_BINS - 1;
+    int last = SG_HIST_BINS - 1;
     while (last > 1 && !d->hist[last]) last--;
     fputs("  \"histogram\": [", fp); /* histogram[c]: distinct k-mers seen c times; the last bin holds the rest */
     for (int c = 0; c <= last; c++) fprintf(fp, "%s%llu", c ? ", " : "", (unsigned long long)d->hist[c]);
     fputs("],\n", fp);
+}
+
+static void dbg_spectrum(const sg_graph_builder_t *b, sg_spectrum_t *sp)
+{
+    const dbg_t *d = b->priv;
+    *sp = (sg_spectrum_t){.hist = d->hist, .n = SG_HIST_BINS, .k = d->o.k, .total = d->total, .distinct = d->distinct,
+                          .kept = d->kept, .cov = d->cov, .threshold = d->threshold,
+                          .min_copies = d->o.min_count > 0 ? 0 : d->o.min_copies};
 }
 
 static void dbg_free(sg_graph_builder_t *b)
@@ -141,6 +145,7 @@ int sg_graph_builder_dbg(sg_kmer_table_t *t, const sg_graph_opts_t *o, sg_graph_
     b->backend = t->name;
     b->build = dbg_build;
     b->stats = dbg_stats;
+    b->spectrum = dbg_spectrum;
     b->free = dbg_free;
     b->priv = d;
     *out = b;
