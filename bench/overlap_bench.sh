@@ -32,7 +32,7 @@ ARRAYS=6:20000:0.02,13:60000:0.01,42:30000:0.03,171:45000:0.02,360:15000:0.01,10
 if [ ! -s "${g}_0001.fastq" ]; then
     pbsim --prefix "$g" --data-type CLR --depth "$DEPTH" --length-mean 10000 --length-sd 3000 --length-min 1000 \
         --length-max 30000 --accuracy-mean 0.90 --accuracy-sd 0.03 --accuracy-min 0.85 --accuracy-max 0.99 \
-        --model_qc /usr/share/pbsim/models/model_qc_clr --seed 7 "$g.genome.fa" > "$g.pbsim.log" 2>&1
+        --model_qc "${PBSIM_MODELS:-/usr/share/pbsim/models}/model_qc_clr" --seed 7 "$g.genome.fa" > "$g.pbsim.log" 2>&1
 fi
 reads=${g}_0001.fastq
 

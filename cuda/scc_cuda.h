@@ -1,6 +1,7 @@
 /* seqgpu scc on a CUDA device, behind scc_backend.h's interfaces: the k-mer
- * table (scc_kmers.cu) and the SCC solver (scc_solve.cu). Both give the cpu
- * implementations' results, byte for byte. */
+ * table (scc_kmers.cu), the SCC solver (scc_solve.cu) and the overlapper's
+ * minimizer index (scc_sketch.cu). Each gives the cpu implementation's
+ * results, byte for byte. */
 #ifndef SG_SCC_CUDA_H
 #define SG_SCC_CUDA_H
 
@@ -34,6 +35,20 @@ int sg_kmer_table_cuda(const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err
  * @return 0, or SG_ERR_DEVICE with the reason in err (no device reported)
  */
 int sg_scc_solver_cuda(const sg_scc_opts_t *o, sg_scc_solver_t **out, char *err, size_t errsz);
+
+typedef struct sg_mindex sg_mindex_t;
+
+/**
+ * The minimizer index of scc -g overlap (scc_minimizer.h) on the first
+ * device listed: the reads' sketches, sorted by hash with CUB, and their
+ * runs of two or more, for the host to bucket. The CUDA context is created
+ * on a thread of its own from now on, while the reads are read. The whole
+ * index is built at once: about 14 bytes of device memory a base of reads
+ * (PacBio-like reads; more for reads of fewer homopolymers), or an error that
+ * gives the sizes.
+ * @return 0, or SG_ERR_DEVICE with the reason in err (no device reported)
+ */
+int sg_mindex_cuda(const sg_graph_opts_t *o, sg_mindex_t **out, char *err, size_t errsz);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "find_kernels.h"
 #include "log.h"
+#include "scc_minimizer.h"
 #include "scc_overlap.h"
 
 #include <stdlib.h>
@@ -18,6 +19,21 @@
 #include "../opencl/find_opencl.h"
 #endif
 
+#ifdef SG_HAVE_CUDA
+/* The overlap graph builder whose minimizer index is built on the device. */
+static int overlap_cuda(const sg_graph_opts_t *o, sg_graph_builder_t **out, char *err, size_t errsz)
+{
+    if (o->overlaps) { /* read from PAF: no index to build */
+        *out = sg_graph_builder_overlap(o, "cpu", NULL);
+        return 0;
+    }
+    sg_mindex_t *x;
+    int r = sg_mindex_cuda(o, &x, err, errsz);
+    *out = r < 0 ? NULL : sg_graph_builder_overlap(o, "cuda", x);
+    return r;
+}
+#endif
+
 typedef struct {
     const char *name;
     sg_backend_ctor find;     /* find's scanner */
@@ -29,7 +45,7 @@ typedef struct {
 static const backend_t backends[] = {
     {"cpu", sg_backend_cpu, sg_kmer_table_cpu, sg_scc_solver_cpu, sg_graph_builder_overlap_cpu},
 #ifdef SG_HAVE_CUDA
-    {"cuda", sg_backend_cuda, sg_kmer_table_cuda, sg_scc_solver_cuda, NULL},
+    {"cuda", sg_backend_cuda, sg_kmer_table_cuda, sg_scc_solver_cuda, overlap_cuda},
 #endif
 #ifdef SG_HAVE_OPENCL
     {"opencl", sg_backend_opencl, NULL, NULL, NULL},
@@ -147,6 +163,26 @@ int sg_backend_gpu_possible(char *why, size_t whysz)
     return 0;
 }
 
+/* scc -g overlap's index, in thread-seconds per 1e9 bases of reads on the
+ * cpu (sketch, partition, sort: 24.3 s of 2 threads for 1.0 Gb on the
+ * 2-core VM); on a device, seconds per 1e9 bases (copies, sketch, sort,
+ * select) and the host's bucketing after it, in thread-seconds */
+#define OVL_INDEX_COST 48.6
+#define OVL_GPU_COST 0.8
+#define OVL_BUCKET_COST 6.0
+
+void sg_overlap_plan(double bases, int threads, sg_backend_estimate_t *e)
+{
+    double env = plan_bases_env();
+    if (env > 0) bases = env;
+    double gb = bases / 1e9, t = threads > 0 ? threads : 1;
+    e->cpu_s = gb * OVL_INDEX_COST / t;
+    e->gpu_s = GPU_START_S + gb * (OVL_GPU_COST + OVL_BUCKET_COST / t);
+    e->gpus = 1;
+    e->size = bases;
+    e->unit = "bases";
+}
+
 const char *sg_backend_auto(const sg_backend_estimate_t *e, char *why, size_t whysz)
 {
     if (!sg_backend_gpu_possible(why, whysz)) return "cpu";
@@ -237,7 +273,8 @@ int sg_graph_builder_open(const char *graph, const char *name, const sg_graph_op
     if (!strcmp(graph, "overlap")) {
         const backend_t *b = lookup(name);
         if (!b || !b->overlap) {
-            snprintf(err, errsz, "this seqgpu builds the overlap graph on the cpu only");
+            if (!b && strcmp(name, "cuda")) snprintf(err, errsz, "no %s backend for scc (cpu, cuda)", name);
+            else snprintf(err, errsz, "this seqgpu was built without CUDA");
             return SG_ERR_DEVICE;
         }
         return b->overlap(o, out, err, errsz);

@@ -31,6 +31,13 @@ void sg_backend_plan(const sg_backend_opts_t *o, int n_listed, sg_backend_estima
  */
 void sg_scc_plan(double vertices, sg_backend_estimate_t *e);
 
+/**
+ * scc -g overlap's estimate: the minimizer index of so many bases of reads
+ * on threads host threads or on a device (sketching, sorting, bucketing);
+ * the chaining after it runs on the host's threads either way.
+ */
+void sg_overlap_plan(double bases, int threads, sg_backend_estimate_t *e);
+
 /** Whether auto could take cuda here: built in, and a GPU reported; if
  * not, the reason (auto: cpu ...) goes to why. Costs no CUDA start. */
 int sg_backend_gpu_possible(char *why, size_t whysz);

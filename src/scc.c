@@ -165,12 +165,21 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
 {
     const sg_graph_opts_t go = {.k = o->k, .min_copies = o->min_copies, .min_count = o->min_count,
                                 .n_threads = o->threads, .devices = &o->devices, .min_overlap = (uint32_t)o->min_overlap,
-                                .min_identity = o->min_identity, .overlaps = o->overlaps, .overlaps_out = o->overlaps_out};
+                                .min_identity = o->min_identity, .overlaps = o->overlaps, .overlaps_out = o->overlaps_out,
+                                .fallback = !strcmp(o->backend, "auto")};
     const char *stage = strcmp(o->graph, "dbg") ? "reading" : "counting k-mers";
     char err[512] = "";
     if (!strcmp(o->backend, "auto") && !sg_graph_builder_on(o->graph, name)) {
         snprintf(run->graph_why, sizeof run->graph_why, "auto: cpu (the %s graph is built on the cpu only)", o->graph);
         name = "cpu";
+    } else if (!strcmp(o->backend, "auto") && !strcmp(o->graph, "overlap") && o->overlaps) {
+        snprintf(run->graph_why, sizeof run->graph_why, "auto: cpu (the overlaps are read from PAF)");
+        name = "cpu";
+    } else if (!strcmp(o->backend, "auto") && !strcmp(o->graph, "overlap")) {
+        /* the own overlapper's index, for the bases of reads the inputs hold (FASTQ: half its bytes) */
+        sg_backend_estimate_t e;
+        sg_overlap_plan(input_vertices(o) * 100, o->threads, &e);
+        name = sg_backend_auto(&e, run->graph_why, sizeof run->graph_why);
     }
     if (o->verbose && run->graph_why[0]) sg_info("graph: %s", run->graph_why);
     int r = sg_graph_builder_open(o->graph, name, &go, &run->builder, err, sizeof err);
@@ -179,6 +188,11 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
         r = run->builder->build(run->builder, rd, g);
         rd = NULL;
         if (r == SG_ERR_DEVICE) snprintf(err, sizeof err, "%s", run->builder->err);
+        if (r == 0 && strcmp(run->builder->backend, name)) { /* a device that failed, the cpu took over */
+            snprintf(run->graph_why, sizeof run->graph_why, "auto: cpu (the CUDA device failed: %.180s)",
+                     run->builder->err);
+            run->device_failed = 1;
+        }
     }
     if (r != SG_ERR_DEVICE || strcmp(o->backend, "auto")) {
         if (r == SG_ERR_DEVICE) sg_error("%s backend: %s", name, err);

@@ -98,6 +98,7 @@ typedef struct {
     double min_identity;   /* overlap: the lowest estimated identity kept */
     const char *overlaps;  /* overlap: a PAF file to take the overlaps from, or NULL for the own overlapper */
     FILE *overlaps_out;    /* overlap: where the kept overlaps are written as PAF, or NULL */
+    int fallback;          /* auto: a device that fails after the reads are in hands its work to the cpu */
 } sg_graph_opts_t;
 
 typedef int (*sg_graph_builder_ctor)(const sg_graph_opts_t *o, sg_graph_builder_t **out, char *err, size_t errsz);

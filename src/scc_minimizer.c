@@ -92,14 +92,12 @@ static int parallel_for(pfor_t *pf, int n_threads)
 
 /* ---- the index ---- */
 
-#define PART_BITS 8
-#define N_PART (1 << PART_BITS)
+#define PART_BITS SG_OVL_PART_BITS
+#define N_PART SG_OVL_PARTS
 /* bases of reads per block of work */
 #define BLOCK_BASES (1u << 20)
 
-typedef struct {
-    uint32_t hlo, rid, ps; /* hash without the partition bits; read; position << 1 | strand */
-} rec_t;
+typedef sg_mrec_t rec_t; /* hash without the partition bits; read; position << 1 | strand */
 
 typedef struct {
     uint32_t rid, ps;
@@ -126,6 +124,8 @@ typedef struct {
     uint32_t *block;        /* first read of each block of work, n_block + 1 */
     size_t n_block;
     part_t part[N_PART];
+    sg_mrec_t *dev_rec;     /* a device's index, and where each partition's starts */
+    size_t dev_part[N_PART + 1];
     uint32_t max_occ;
     sg_ovl_stats_t *st;
     sg_overlap_sink_t sink;
@@ -304,20 +304,13 @@ static int sort_part(void *vctx, size_t p, void **out)
     return 0;
 }
 
-/* The index from a device's sorted minimizers: each partition's stretch of them. */
-static void device_buckets(ctx_t *cx, const sg_mrec_t *m, size_t n)
+/* The buckets of partition p from a device's sorted minimizers. */
+static int device_part(void *vctx, size_t p, void **out)
 {
-    const uint64_t lo_mask = (1ull << cx->hb) - 1;
-    rec_t *r = sg_malloc((n + 1) * sizeof *r);
-    size_t a = 0;
-    for (int p = 0; p < N_PART; p++) {
-        size_t b = a;
-        for (; b < n && (m[b].h >> cx->hb) == (uint64_t)p; b++)
-            r[b - a] = (rec_t){(uint32_t)(m[b].h & lo_mask), (uint32_t)(m[b].at >> 32), (uint32_t)m[b].at};
-        make_buckets(cx, &cx->part[p], r, b - a);
-        a = b;
-    }
-    free(r);
+    (void)out;
+    ctx_t *cx = vctx;
+    make_buckets(cx, &cx->part[p], cx->dev_rec + cx->dev_part[p], cx->dev_part[p + 1] - cx->dev_part[p]);
+    return 0;
 }
 
 /* Looking buckets up: the directory slot of a hash, then its bucket, then
@@ -819,11 +812,11 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     double t0 = sg_realtime();
     make_blocks(cx);
     if (o->index) {
-        sg_mrec_t *m = NULL;
-        size_t n = 0;
-        r = o->index(rs, o, &m, &n, &st->minimizers, err, errsz);
-        if (r == 0) device_buckets(cx, m, n);
-        free(m);
+        r = o->index->build(o->index, rs, o, &cx->dev_rec, cx->dev_part, &st->minimizers, err, errsz);
+        pfor_t parts = {.n = N_PART, .work = device_part, .ctx = cx};
+        if (r == 0) r = parallel_for(&parts, nt);
+        free(cx->dev_rec);
+        cx->dev_rec = NULL;
     } else {
         pfor_t collect = {.n = cx->n_block, .work = collect_block, .collect = append_block, .free_out = free_block_recs, .ctx = cx};
         r = parallel_for(&collect, nt);

@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli.h"
 #include "scc_overlap.h"
@@ -39,22 +40,37 @@ size_t sg_sketch(const uint8_t *codes, uint32_t len, int k, int w, int hpc, sg_m
 #define SG_OVL_K 19
 #define SG_OVL_W 5
 
-/* A minimizer occurrence: its hash, and read << 32 | position << 1 | strand. */
+/* The index is split by a hash's top SG_OVL_PART_BITS bits into partitions. */
+#define SG_OVL_PART_BITS 8
+#define SG_OVL_PARTS (1 << SG_OVL_PART_BITS)
+
+/* An indexed minimizer occurrence: the hash's bits below the partition's,
+ * the read, and its position << 1 | strand. */
 typedef struct {
-    uint64_t h, at;
+    uint32_t hlo, rid, ps;
 } sg_mrec_t;
 
 typedef struct sg_ovl_opts sg_ovl_opts_t;
 
-/**
- * An index builder on a device: every minimizer (sg_sketch_into with o's
- * k, w and hpc) of the stored reads of rs that occurs twice or more,
- * sorted by hash, then read, then position, into *out (sg_malloc'd, *n of
- * them); *sketched: all minimizers, singletons too.
- * @return 0, or SG_ERR_DEVICE with the reason in err
- */
-typedef int (*sg_mindex_fn)(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_mrec_t **out, size_t *n,
-                            uint64_t *sketched, char *err, size_t errsz);
+/* An index builder on a device (cuda/scc_sketch.cu). */
+typedef struct sg_mindex sg_mindex_t;
+struct sg_mindex {
+    const char *name; /* "cuda" */
+    /**
+     * Every minimizer (sg_sketch_into() with o's k, w and hpc) of the stored
+     * reads of rs that occurs twice or more, sorted by hash, then read, then
+     * position, into *out (sg_malloc'd); partition p's are
+     * (*out)[part[p] .. part[p + 1]). *sketched: all minimizers, the single
+     * ones too.
+     * @return 0, or SG_ERR_DEVICE with the reason in err
+     */
+    int (*build)(sg_mindex_t *x, const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_mrec_t **out,
+                 size_t part[SG_OVL_PARTS + 1], uint64_t *sketched, char *err, size_t errsz);
+    /** Optional: JSON members (no braces) for --stats, after build. */
+    void (*stats)(const sg_mindex_t *x, FILE *fp);
+    void (*free)(sg_mindex_t *x);
+    void *priv;
+};
 
 struct sg_ovl_opts {
     int k, w, hpc;           /* the sketch (k 11 to 19: a hash's bits below the partition's fit 30) */
@@ -62,8 +78,7 @@ struct sg_ovl_opts {
     uint32_t min_overlap;    /* chains shorter than SG_OVL_INT_FRAC of this are not reported */
     uint32_t max_occ;        /* 0: chosen from the minimizer counts */
     int rep_partners;        /* reads each read is paired with in a bucket above max_occ */
-    sg_mindex_fn index;      /* NULL: the index is built on the host's threads */
-    const sg_devices_t *devices; /* for index */
+    sg_mindex_t *index;      /* NULL: the index is built on the host's threads */
 };
 
 /** The defaults above, for n_threads threads and dovetails of min_overlap bases or more. */
@@ -87,13 +102,15 @@ typedef struct {
  * at a time.
  * @param err  where o->index says why it failed
  * @return 0, the first negative code sink returned, or SG_ERR_DEVICE from o->index
+ *         (nothing was handed to sink then)
  */
 int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_sink_t sink, void *arg,
                      sg_ovl_stats_t *st, char *err, size_t errsz) __attribute__((warn_unused_result));
 
 /** The overlap graph builder of scc_overlap.c with the minimizer index
- * built by index (a device's: cuda/scc_sketch.cu), NULL for the cpu's;
- * backend names where it is built. */
-sg_graph_builder_t *sg_graph_builder_overlap(const sg_graph_opts_t *o, const char *backend, sg_mindex_fn index);
+ * built by index (a device's: cuda/scc_sketch.cu; the builder owns it from
+ * now on), NULL for the cpu's; backend names where it is built. Under
+ * o->fallback a device that fails hands the index to the host's threads. */
+sg_graph_builder_t *sg_graph_builder_overlap(const sg_graph_opts_t *o, const char *backend, sg_mindex_t *index);
 
 #endif

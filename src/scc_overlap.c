@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "scc_overlap.h"
 #include "../formats/paf.h"
+#include "backend.h"
 #include "input.h"
 #include "log.h"
 #include "pipeline.h"
@@ -53,7 +54,7 @@ typedef struct {
     sg_overlap_t *ov; /* those kept: identity high enough */
     size_t n_ov, m_ov;
     uint32_t *root;   /* the read each read is reported with: itself, or its container's */
-    sg_mindex_fn index; /* the device's index builder, or NULL */
+    sg_mindex_t *index; /* the device's index builder, or NULL */
     uint64_t found, low_identity, kinds[SG_OVL_DOVETAIL + 1], self_reads, contained;
     sg_ovl_stats_t ost;
     double sec_read, sec_graph;
@@ -249,8 +250,14 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
         sg_ovl_opts_t oo;
         sg_ovl_opts_default(&oo, d->o.n_threads, d->o.min_overlap);
         oo.index = d->index;
-        oo.devices = d->o.devices;
         r = sg_overlaps_find(d->rs, &oo, take_overlaps, d, &d->ost, b->err, sizeof b->err);
+        if (r == SG_ERR_DEVICE && d->o.fallback) { /* auto: the reads are here, the host's threads take over */
+            char why[256];
+            sg_backend_fell_back(b->err, "building the overlap index on the cpu", why, sizeof why);
+            b->backend = "cpu";
+            oo.index = NULL;
+            r = sg_overlaps_find(d->rs, &oo, take_overlaps, d, &d->ost, b->err, sizeof b->err);
+        }
     }
     b->sec[1] = sg_realtime() - t0;
     if (r < 0) return r;
@@ -379,6 +386,11 @@ static void ovl_stats(const sg_graph_builder_t *b, FILE *fp)
                 b->backend, SG_OVL_K, SG_OVL_W, (unsigned long long)d->ost.minimizers, (unsigned long long)d->ost.indexed,
                 (unsigned long long)d->ost.buckets, d->ost.max_occ, (unsigned long long)d->ost.rep_buckets,
                 (unsigned long long)d->ost.hits);
+    if (!d->o.overlaps && d->index && d->index->stats && !strcmp(b->backend, d->index->name)) {
+        fprintf(fp, "  \"index_%s\": {", d->index->name);
+        d->index->stats(d->index, fp);
+        fputs("},\n", fp);
+    }
     fprintf(fp, "  \"overlaps\": %llu,\n  \"low_identity\": %llu,\n  \"dovetails\": %llu,\n  \"containments\": %llu,\n"
                 "  \"internal\": %llu,\n  \"short\": %llu,\n  \"contained_reads\": %llu,\n  \"self_overlapping_reads\": %llu,\n"
                 "  \"coverage\": %.3f,\n",
@@ -395,13 +407,14 @@ static void ovl_free(sg_graph_builder_t *b)
 {
     ovl_t *d = b->priv;
     sg_readset_free(d->rs);
+    if (d->index) d->index->free(d->index);
     free(d->ov);
     free(d->root);
     free(d);
     free(b);
 }
 
-sg_graph_builder_t *sg_graph_builder_overlap(const sg_graph_opts_t *o, const char *backend, sg_mindex_fn index)
+sg_graph_builder_t *sg_graph_builder_overlap(const sg_graph_opts_t *o, const char *backend, sg_mindex_t *index)
 {
     ovl_t *d = sg_calloc(1, sizeof *d);
     d->o = *o;

@@ -11,10 +11,7 @@
 
 KHASH_MAP_INIT_STR(rname, uint32_t)
 
-typedef struct {
-    uint64_t at;  /* base offset in the packed array */
-    uint32_t len;
-} amb_run_t;
+typedef sg_readset_amb_t amb_run_t;
 
 struct sg_readset {
     uint64_t min_len;
@@ -200,6 +197,11 @@ void sg_readset_spell(const sg_readset_t *rs, uint32_t i, char *out)
     sg_readset_codes(rs, i, (uint8_t *)out);
     for (uint32_t j = 0; j < len; j++) out[j] = out[j] < 4 ? sg_dna_letter(out[j]) : 'N';
     out[len] = 0;
+}
+
+void sg_readset_stream(const sg_readset_t *rs, sg_readset_stream_t *s)
+{
+    *s = (sg_readset_stream_t){rs->packed, rs->n_bases, rs->base, rs->len, rs->amb, rs->n_amb};
 }
 
 void sg_readset_totals(const sg_readset_t *rs, uint64_t *n_stored, uint64_t *bases_stored, uint64_t *n_short,

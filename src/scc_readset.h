@@ -53,6 +53,23 @@ void sg_readset_codes(const sg_readset_t *rs, uint32_t i, uint8_t *out);
 /** Read i's bases as letters (upper case; N for any other byte), NUL-terminated. */
 void sg_readset_spell(const sg_readset_t *rs, uint32_t i, char *out);
 
+/* The stored reads' bases as one stream, for a device to unpack. */
+typedef struct {
+    uint64_t at;  /* the first base of a run of bytes that are not A/C/G/T, in the stream */
+    uint32_t len;
+} sg_readset_amb_t;
+
+typedef struct {
+    const uint8_t *packed;     /* 4 bases a byte, the first in the low bits; n_bases of them */
+    uint64_t n_bases;
+    const uint64_t *base;      /* read i's first base in the stream (a stored read's) */
+    const uint32_t *len;       /* read i's length */
+    const sg_readset_amb_t *amb; /* the runs of other bytes (code 4), in order */
+    uint64_t n_amb;
+} sg_readset_stream_t;
+
+void sg_readset_stream(const sg_readset_t *rs, sg_readset_stream_t *s);
+
 /** Totals: reads and bases stored, and reads and bases too short to be. */
 void sg_readset_totals(const sg_readset_t *rs, uint64_t *n_stored, uint64_t *bases_stored, uint64_t *n_short,
                        uint64_t *bases_short);

@@ -17,7 +17,7 @@ setup_file() {
         --arrays 6:20000:0.02,171:30000:0.01,2000:40000:0.03,60:12000:0.02 "$d/sat" > /dev/null
     (cd "$d" && pbsim --prefix pb --data-type CLR --depth 20 --length-mean 10000 --length-sd 3000 --length-min 1000 \
         --length-max 30000 --accuracy-mean 0.90 --accuracy-sd 0.03 --accuracy-min 0.85 --accuracy-max 0.99 \
-        --model_qc /usr/share/pbsim/models/model_qc_clr --seed 1 sat.genome.fa > pbsim.log 2>&1)
+        --model_qc "${PBSIM_MODELS:-/usr/share/pbsim/models}/model_qc_clr" --seed 1 sat.genome.fa > pbsim.log 2>&1)
     minimap2 -x ava-pb -t 2 "$d/pb_0001.fastq" "$d/pb_0001.fastq" 2> /dev/null | gzip > "$d/mm.paf.gz"
 }
 

@@ -1,0 +1,272 @@
+/* The overlapper's minimizer index on a CUDA device against the host's: the
+ * device's sorted, filtered records and partitions against a brute force
+ * from the host's sketches (sg_sketch, every stored read, a stable sort,
+ * runs of two or more), over reads with N and IUPAC runs, reads too short
+ * to be stored, homopolymers, tandem arrays and empty sets; and the
+ * overlaps found with either index, byte for byte. Skipped without a
+ * device, failed without one when SEQGPU_REQUIRE names cuda. */
+#include <stdio.h>
+
+#include "unit.h"
+
+#ifdef SG_HAVE_CUDA
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cuda/scc_cuda.h"
+#include "../src/backend.h"
+#include "../src/log.h"
+#include "../src/scc_minimizer.h"
+#include "overlap_fixture.h"
+
+typedef struct {
+    uint64_t h;
+    uint32_t rid, ps;
+} occ_t;
+
+static int cmp_occ(const void *a, const void *b)
+{
+    const occ_t *x = a, *y = b;
+    if (x->h != y->h) return x->h < y->h ? -1 : 1;
+    if (x->rid != y->rid) return x->rid < y->rid ? -1 : 1;
+    return x->ps < y->ps ? -1 : x->ps > y->ps;
+}
+
+static sg_mindex_t *device_index(void)
+{
+    char err[512] = "";
+    sg_graph_opts_t go = {0};
+    sg_mindex_t *x = NULL;
+    int r = sg_mindex_cuda(&go, &x, err, sizeof err);
+    CHECK(r == 0, "sg_mindex_cuda: %s", err);
+    return r == 0 ? x : NULL;
+}
+
+/* The device's index of rs against the brute force; what says which set. */
+static void check_index(const sg_readset_t *rs, const char *what)
+{
+    sg_mindex_t *x = device_index();
+    if (!x) return;
+    sg_ovl_opts_t o;
+    sg_ovl_opts_default(&o, 2, 1000);
+    const int hb = 2 * o.k - SG_OVL_PART_BITS;
+    /* the brute force: every stored read's minimizers, sorted by hash, read, position */
+    occ_t *all = NULL;
+    size_t n = 0, m = 0;
+    sg_mini_t *mini = NULL;
+    size_t m_mini = 0;
+    for (uint32_t i = 0; i < sg_readset_n(rs); i++) {
+        if (!sg_readset_stored(rs, i)) continue;
+        uint32_t len = sg_readset_len(rs, i);
+        uint8_t *codes = malloc(len + 1);
+        sg_readset_codes(rs, i, codes);
+        size_t k = sg_sketch(codes, len, o.k, o.w, o.hpc, &mini, &m_mini);
+        for (size_t j = 0; j < k; j++) {
+            if (n == m) all = realloc(all, (m = m ? 2 * m : 1024) * sizeof *all);
+            all[n++] = (occ_t){mini[j].h, i, mini[j].pos << 1 | mini[j].rev};
+        }
+        free(codes);
+    }
+    if (n) qsort(all, n, sizeof *all, cmp_occ);
+    occ_t *kept = malloc((n + 1) * sizeof *kept);
+    size_t n_kept = 0, want_part[SG_OVL_PARTS + 1] = {0};
+    for (size_t i = 0; i < n; i++)
+        if ((i > 0 && all[i - 1].h == all[i].h) || (i + 1 < n && all[i + 1].h == all[i].h)) {
+            kept[n_kept++] = all[i];
+            want_part[(all[i].h >> hb) + 1]++;
+        }
+    for (int p = 0; p < SG_OVL_PARTS; p++) want_part[p + 1] += want_part[p];
+    sg_mrec_t *got = NULL;
+    size_t part[SG_OVL_PARTS + 1];
+    uint64_t sketched = 0;
+    char err[512] = "";
+    int r = x->build(x, rs, &o, &got, part, &sketched, err, sizeof err);
+    CHECK(r == 0, "%s: build: %s", what, err);
+    if (r == 0) {
+        CHECK(sketched == n, "%s: %llu minimizers sketched, want %zu", what, (unsigned long long)sketched, n);
+        CHECK(!memcmp(part, want_part, sizeof part), "%s: partitions differ (%zu kept, want %zu)", what,
+              part[SG_OVL_PARTS], want_part[SG_OVL_PARTS]);
+        size_t bad = 0, first = 0;
+        for (size_t i = 0; i < n_kept && i < part[SG_OVL_PARTS]; i++) {
+            const uint32_t lo = (uint32_t)(kept[i].h & ((1ull << hb) - 1));
+            if (got[i].hlo != lo || got[i].rid != kept[i].rid || got[i].ps != kept[i].ps) {
+                if (!bad++) first = i;
+            }
+        }
+        CHECK(!bad, "%s: %zu records differ, the first at %zu of %zu", what, bad, first, n_kept);
+    }
+    free(got);
+    free(kept);
+    free(all);
+    free(mini);
+    x->free(x);
+}
+
+/* Reads of random sequence and lengths, some with runs of N or IUPAC
+ * letters, some homopolymer-rich, some too short to be stored. */
+static void test_index_random(void)
+{
+    for (int round = 0; round < 4; round++) {
+        int n = 20 + unit_below(60);
+        char **reads = malloc(n * sizeof *reads);
+        for (int i = 0; i < n; i++) {
+            size_t len = unit_below(5) == 0 ? unit_below(900) : 1000 + unit_below(12000);
+            reads[i] = random_seq(len);
+            if (unit_below(3) == 0) /* homopolymers: runs of one base */
+                for (size_t j = 0; j + 8 < len; j += 20 + unit_below(50)) memset(reads[i] + j, "ACGT"[unit_below(4)], 2 + unit_below(7));
+            if (unit_below(3) == 0) /* N and IUPAC runs, at the ends too */
+                for (int a = 0; a < 1 + unit_below(4) && len; a++) {
+                    size_t at = unit_below(4) == 0 ? 0 : unit_below((int)len), l = 1 + unit_below(40);
+                    for (size_t j = at; j < at + l && j < len; j++) reads[i][j] = "NRYnK"[unit_below(5)];
+                }
+            if (i > 0 && unit_below(2)) { /* a copy of an earlier read's stretch: shared minimizers */
+                size_t pl = strlen(reads[i - 1]), l = pl < len ? pl : len;
+                memcpy(reads[i], reads[i - 1], l / 2);
+            }
+        }
+        sg_readset_t *rs = make_readset(reads, n, 1000, 1 << 14);
+        char what[32];
+        snprintf(what, sizeof what, "random round %d", round);
+        check_index(rs, what);
+        sg_readset_free(rs);
+        for (int i = 0; i < n; i++) free(reads[i]);
+        free(reads);
+    }
+}
+
+/* A tandem array: large buckets, a read holding one minimizer many times. */
+static void test_index_tandem(void)
+{
+    place_t pl[40];
+    char *u = random_seq(60), *arr = tandem(u, 30000, 0.02);
+    char **reads = simulate(arr, 30000, 40, 3000, 9000, 0.08, pl);
+    sg_readset_t *rs = make_readset(reads, 40, 2000, 1 << 16);
+    check_index(rs, "tandem array");
+    sg_readset_free(rs);
+    for (int i = 0; i < 40; i++) free(reads[i]);
+    free(reads);
+    free(arr);
+    free(u);
+}
+
+/* No read stored (all too short), one read, and reads without A/C/G/T. */
+static void test_index_empty(void)
+{
+    char *shorts[3] = {"ACGTACGTAC", "", "ACGTTTGCA"};
+    sg_readset_t *rs = make_readset(shorts, 3, 1000, 1 << 10);
+    check_index(rs, "no read stored");
+    sg_readset_free(rs);
+    char *one[1] = {random_seq(5000)};
+    rs = make_readset(one, 1, 1000, 1 << 10);
+    check_index(rs, "one read");
+    sg_readset_free(rs);
+    free(one[0]);
+    char *ns[2] = {malloc(3001), malloc(2001)};
+    memset(ns[0], 'N', 3000), ns[0][3000] = 0;
+    memset(ns[1], 'R', 2000), ns[1][2000] = 0;
+    rs = make_readset(ns, 2, 1000, 1 << 10);
+    check_index(rs, "no A/C/G/T");
+    sg_readset_free(rs);
+    free(ns[0]);
+    free(ns[1]);
+}
+
+static int same_overlaps(const ovls_t *a, const ovls_t *b)
+{
+    if (a->n != b->n) return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const sg_overlap_t *x = &a->ov[i], *y = &b->ov[i];
+        if (x->q != y->q || x->t != y->t || x->qs != y->qs || x->qe != y->qe || x->ts != y->ts || x->te != y->te ||
+            x->anchors != y->anchors || x->rev != y->rev || x->identity != y->identity)
+            return 0;
+    }
+    return 1;
+}
+
+/* The overlaps from the device's index are the host's, field for field, and so are the counts. */
+static void test_overlaps_same(void)
+{
+    const size_t glen = 300000;
+    char *g = random_seq(glen), *u = random_seq(171), *arr = tandem(u, 40000, 0.02);
+    memcpy(g + 100000, arr, 40000); /* an array inside unique sequence */
+    enum { N = 300 };
+    place_t pl[N];
+    char **reads = simulate(g, glen, N, 2000, 12000, 0.1, pl);
+    sg_readset_t *rs = make_readset(reads, N, 2000, 1 << 20);
+    ovls_t cpu = {0}, gpu = {0};
+    sg_ovl_stats_t sc, sd;
+    sg_ovl_opts_t o;
+    sg_ovl_opts_default(&o, 3, 2000);
+    char err[512] = "";
+    CHECK(sg_overlaps_find(rs, &o, collect, &cpu, &sc, err, sizeof err) == 0, "cpu overlaps");
+    o.index = device_index();
+    if (o.index) {
+        int r = sg_overlaps_find(rs, &o, collect, &gpu, &sd, err, sizeof err);
+        CHECK(r == 0, "cuda overlaps: %s", err);
+        CHECK(cpu.n > 1000 && same_overlaps(&cpu, &gpu),
+              "overlaps: %zu on the cpu, %zu with the device's index", cpu.n, gpu.n);
+        CHECK(sc.minimizers == sd.minimizers && sc.indexed == sd.indexed && sc.buckets == sd.buckets &&
+                  sc.max_occ == sd.max_occ && sc.rep_buckets == sd.rep_buckets && sc.hits == sd.hits,
+              "counts differ: minimizers %llu/%llu, indexed %llu/%llu, buckets %llu/%llu, hits %llu/%llu",
+              (unsigned long long)sc.minimizers, (unsigned long long)sd.minimizers, (unsigned long long)sc.indexed,
+              (unsigned long long)sd.indexed, (unsigned long long)sc.buckets, (unsigned long long)sd.buckets,
+              (unsigned long long)sc.hits, (unsigned long long)sd.hits);
+        o.index->free(o.index);
+    }
+    free(cpu.ov);
+    free(gpu.ov);
+    sg_readset_free(rs);
+    for (int i = 0; i < N; i++) free(reads[i]);
+    free(reads);
+    free(arr);
+    free(u);
+    free(g);
+}
+
+/* Too little device memory is an error that says so, and the next build works. */
+static void test_memory_limit(void)
+{
+    char *reads[4];
+    for (int i = 0; i < 4; i++) reads[i] = random_seq(20000);
+    sg_readset_t *rs = make_readset(reads, 4, 1000, 1 << 16);
+    sg_mindex_t *x = device_index();
+    if (x) {
+        sg_ovl_opts_t o;
+        sg_ovl_opts_default(&o, 2, 1000);
+        sg_mrec_t *got = NULL;
+        size_t part[SG_OVL_PARTS + 1];
+        uint64_t sketched;
+        char err[512] = "";
+        setenv("SEQGPU_CUDA_MEM_LIMIT", "64K", 1);
+        int r = x->build(x, rs, &o, &got, part, &sketched, err, sizeof err);
+        unsetenv("SEQGPU_CUDA_MEM_LIMIT");
+        CHECK(r == SG_ERR_DEVICE && strstr(err, "device memory") && !got, "64K of device memory: %d, %s", r, err);
+        r = x->build(x, rs, &o, &got, part, &sketched, err, sizeof err);
+        CHECK(r == 0 && sketched > 0, "after the limit: %d, %s", r, err);
+        free(got);
+        x->free(x);
+    }
+    sg_readset_free(rs);
+    for (int i = 0; i < 4; i++) free(reads[i]);
+}
+#endif
+
+#define TESTS(X)                                                                 \
+    X(test_index_random);                                                        \
+    X(test_index_tandem);                                                        \
+    X(test_index_empty);                                                         \
+    X(test_overlaps_same);                                                       \
+    X(test_memory_limit)
+
+int main(void)
+{
+#ifdef SG_HAVE_CUDA
+    unit_needs("cuda", unit_cuda_absent());
+    TESTS(RUN);
+#else
+    (void)unit_failed_checks; /* no CHECK in this build */
+    unit_needs("cuda", "this build has no CUDA");
+    TESTS(NOT_RUN);
+#endif
+    return UNIT_SUMMARY();
+}
