@@ -11,8 +11,14 @@
 #   3. the dovetails of 2 kb and more of each against the other's and
 #      pbsim's truth, and the arrays each run finds (tests/reference.py
 #      ovlcmp, satcheck).
+#   4. where seqgpu has cuda and a GPU is there (or CUDA=1), the same run
+#      with -b cuda (the index on the device), whose files must be the cpu
+#      run's, byte for byte, and its device stage seconds.
 # Environment: GENOME (bases, 50000000), DEPTH (20), THREADS (nproc),
-# BENCH_DIR (bench/data), SEQGPU (bin/seqgpu).
+# BENCH_DIR (bench/data), SEQGPU (bin/seqgpu), CUDA (auto: 1 when a GPU is
+# there), CHECK (1: the dovetail and array comparisons, slow in Python; 0
+# skips them), PBSIM_MODELS (/usr/share/pbsim/models), PREPARE_ONLY (1:
+# make the genome and the reads, and stop).
 set -eu
 cd "$(dirname "$0")/.."
 GENOME=${GENOME:-50000000}
@@ -35,6 +41,7 @@ if [ ! -s "${g}_0001.fastq" ]; then
         --model_qc "${PBSIM_MODELS:-/usr/share/pbsim/models}/model_qc_clr" --seed 7 "$g.genome.fa" > "$g.pbsim.log" 2>&1
 fi
 reads=${g}_0001.fastq
+[ "${PREPARE_ONLY:-0}" = 1 ] && exit 0
 
 BENCH_DIR=$d REPEATS=1
 . bench/lib.sh
@@ -47,16 +54,34 @@ set -- $(run ovl_minimap2 minimap2 -x ava-pb -t "$THREADS" -o "$d/ovl_minimap2.p
 mm_t=$1 mm_m=$2
 set -- $(run ovl_seqgpu "$SEQGPU" scc -g overlap -t "$THREADS" --stats "$d/ovl_seqgpu.json" --write-overlaps "$d/ovl_seqgpu.paf" -p "$d/ovl_seqgpu" "$reads")
 sg_t=$1 sg_m=$2
+if [ -z "${CUDA:-}" ]; then
+    CUDA=0
+    "$SEQGPU" version | grep -q '^backends:.*cuda' && { ls /dev/nvidia[0-9]* > /dev/null 2>&1 || nvidia-smi -L 2> /dev/null | grep -q '^GPU'; } && CUDA=1
+fi
+if [ "$CUDA" = 1 ]; then
+    set -- $(run ovl_seqgpu_cuda "$SEQGPU" scc -g overlap -b cuda -t "$THREADS" --stats "$d/ovl_seqgpu_cuda.json" --write-overlaps "$d/ovl_seqgpu_cuda.paf" -p "$d/ovl_seqgpu_cuda" "$reads")
+    sc_t=$1 sc_m=$2
+    for f in repeats.tsv gfa units.fa components.tsv repeats.svg paf; do
+        cmp -s "$d/ovl_seqgpu.$f" "$d/ovl_seqgpu_cuda.$f" || echo "# the cuda run's $f differs from the cpu run's" >&2
+    done
+fi
 set -- $(run ovl_seqgpu_paf "$SEQGPU" scc -g overlap -t "$THREADS" --overlaps "$d/ovl_minimap2.paf" -p "$d/ovl_seqgpu_paf" "$reads")
 sp_t=$1 sp_m=$2
 own=$($PY -c "import json; s = json.load(open('$d/ovl_seqgpu.json'))['overlap_seconds']; print('%.3f' % (s['read'] + s['index'] + s['overlap']))")
 printf '| what | tool | time (s) | peak RSS (MB) | minimap2 / tool |\n|---|---|---|---|---|\n'
 printf '| overlaps | minimap2 -x ava-pb | %s | %s | 1.0 |\n' "$mm_t" "$mm_m"
 printf '| overlaps (reading, index, overlapping) | seqgpu own overlapper | %s | (below) | %s |\n' "$own" "$(ratio "$mm_t" "$own")"
-printf '| reads to repeats, whole run | seqgpu scc -g overlap | %s | %s | %s |\n' "$sg_t" "$sg_m" "$(ratio "$mm_t" "$sg_t")"
+printf '| reads to repeats, whole run | seqgpu scc -g overlap -b cpu | %s | %s | %s |\n' "$sg_t" "$sg_m" "$(ratio "$mm_t" "$sg_t")"
+if [ "$CUDA" = 1 ]; then
+    own_c=$($PY -c "import json; s = json.load(open('$d/ovl_seqgpu_cuda.json'))['overlap_seconds']; print('%.3f' % (s['read'] + s['index'] + s['overlap']))")
+    printf '| overlaps (reading, index on the device, overlapping) | seqgpu own overlapper, cuda | %s | (below) | %s |\n' "$own_c" "$(ratio "$mm_t" "$own_c")"
+    printf '| reads to repeats, whole run | seqgpu scc -g overlap -b cuda | %s | %s | %s |\n' "$sc_t" "$sc_m" "$(ratio "$mm_t" "$sc_t")"
+fi
 printf '| repeats from minimap2 PAF | seqgpu scc -g overlap --overlaps | %s | %s | |\n' "$sp_t" "$sp_m"
 echo
-echo "stage seconds: $($PY -c "import json; s = json.load(open('$d/ovl_seqgpu.json')); print(s['overlap_seconds'], 'scc', s['stage_seconds']['scc'], 'report', s['stage_seconds']['report'])")"
+echo "stage seconds, cpu: $($PY -c "import json; s = json.load(open('$d/ovl_seqgpu.json')); print(s['overlap_seconds'], 'scc', s['stage_seconds']['scc'], 'report', s['stage_seconds']['report'])")"
+[ "$CUDA" = 1 ] && echo "stage seconds, cuda: $($PY -c "import json; s = json.load(open('$d/ovl_seqgpu_cuda.json')); print(s['overlap_seconds'], 'scc', s['stage_seconds']['scc'], 'report', s['stage_seconds']['report']); print('device index:', s['index_cuda'])")"
+[ "${CHECK:-1}" = 1 ] || exit 0
 echo
 echo "dovetails of 2 kb and more (ovlcmp: a = seqgpu's, b = minimap2's):"
 $PY tests/reference.py ovlcmp --maf "${g}_0001.maf" --arrays "$g.arrays.tsv" "$d/ovl_seqgpu.paf" "$d/ovl_minimap2.paf"

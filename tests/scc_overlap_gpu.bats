@@ -67,11 +67,14 @@ PY
          NR % 4 == 2 && NR % 28 == 2 {$0 = substr($0, 1, 1500)}
          NR % 4 == 0 && NR % 28 == 4 {$0 = substr($0, 1, 1500)} {print}' "$S/pb_0001.fastq" > "$T/r.fq"
     gzip -c "$T/r.fq" > "$T/r.fq.gz"
-    seqgpu scc -q -g overlap -b cpu -p "$T/cpu" "$T/r.fq"
+    # (the pictures' titles name the input: each run beside the cpu's of the same input)
+    seqgpu scc -q -g overlap -b cpu -p "$T/cpu" "$T/r.fq.gz"
     seqgpu scc -q -g overlap -b cuda -p "$T/gz" "$T/r.fq.gz"
     same_files "$T/cpu" "$T/gz"
+    seqgpu scc -q -g overlap -b cpu -p "$T/cpu_in" < "$T/r.fq.gz"
     seqgpu scc -q -g overlap -b cuda -p "$T/in" < "$T/r.fq.gz"
-    same_files "$T/cpu" "$T/in"
+    same_files "$T/cpu_in" "$T/in"
+    cmp "$T/cpu.gfa" "$T/in.gfa" || fail "the graph from standard input differs"
 }
 
 @test "overlap gpu: a single read, and reads all shorter than --min-overlap" {
