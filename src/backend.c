@@ -163,13 +163,14 @@ int sg_backend_gpu_possible(char *why, size_t whysz)
     return 0;
 }
 
-/* scc -g overlap's index, in thread-seconds per 1e9 bases of reads on the
- * cpu (sketch, partition, sort: 24.3 s of 2 threads for 1.0 Gb on the
- * 2-core VM); on a device, seconds per 1e9 bases (copies, sketch, sort,
- * select) and the host's bucketing after it, in thread-seconds */
-#define OVL_INDEX_COST 48.6
-#define OVL_GPU_COST 0.8
-#define OVL_BUCKET_COST 6.0
+/* scc -g overlap's index, measured on the H200 host (bench/overlap_bench.sh,
+ * 1.0 Gb of pbsim reads, 16 threads): on the cpu, thread-seconds per 1e9
+ * bases (sketch, partition, sort: 2.0 s of 16 threads); on the device,
+ * seconds per 1e9 bases (copies, sketch, sort, select, and the copy back,
+ * which is most of it) and then the host's bucketing, in thread-seconds */
+#define OVL_INDEX_COST 32.0
+#define OVL_GPU_COST 1.4
+#define OVL_BUCKET_COST 5.0
 
 void sg_overlap_plan(double bases, int threads, sg_backend_estimate_t *e)
 {

@@ -98,8 +98,8 @@ PY
     assert_failure 3
     assert_output --partial "device memory"
     [ ! -e "$T/c.repeats.tsv" ] && [ ! -e "$T/c.gfa" ]
-    # auto takes the device for a larger input; here it is told to (SEQGPU_PLAN_BASES), and falls back
-    SEQGPU_PLAN_BASES=1e11 SEQGPU_CUDA_MEM_LIMIT=1M run seqgpu scc -g overlap -v -p "$T/a" --stats "$T/a.json" \
+    # auto takes the device for a large input on few threads (SEQGPU_PLAN_BASES), and falls back
+    SEQGPU_PLAN_BASES=1e11 SEQGPU_CUDA_MEM_LIMIT=1M run seqgpu scc -g overlap -t 2 -v -p "$T/a" --stats "$T/a.json" \
         "$S/pb_0001.fastq"
     assert_success
     assert_output --partial "CUDA device unusable"
@@ -108,13 +108,13 @@ PY
         fail "stats: $(cat "$T/a.json")"
 }
 
-@test "overlap gpu: auto builds the index of a large input on the device, of a tiny one on the cpu" {
+@test "overlap gpu: auto builds the index of a large input on few threads on the device, of a tiny one on the cpu" {
     sim
-    SEQGPU_PLAN_BASES=1e11 run seqgpu scc -g overlap -v -p "$T/big" "$S/pb_0001.fastq"
+    SEQGPU_PLAN_BASES=1e11 run seqgpu scc -g overlap -t 2 -v -p "$T/big" "$S/pb_0001.fastq"
     assert_success
     assert_output --partial "graph: auto: cuda"
     head -400 "$S/pb_0001.fastq" > "$T/few.fq"
-    run seqgpu scc -g overlap -v -p "$T/few" "$T/few.fq"
+    run seqgpu scc -g overlap -t 2 -v -p "$T/few" "$T/few.fq"
     assert_success
     assert_output --partial "graph: auto: cpu"
 }
