@@ -241,6 +241,8 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
     sg_readset_totals(d->rs, &n_stored, &bases, &n_short, &short_bases);
     sg_info("%llu reads, %llu bases; %llu reads shorter than --min-overlap (%u) skipped", (unsigned long long)n_stored,
             (unsigned long long)bases, (unsigned long long)n_short, d->o.min_overlap);
+    if (!n_stored && n_short)
+        sg_warn("no read is %u bases or longer (--min-overlap): no overlaps, no repeats", d->o.min_overlap);
     t0 = sg_realtime();
     if (d->o.overlaps) {
         sg_progress_stage("reading overlaps", 0);
