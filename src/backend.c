@@ -165,12 +165,13 @@ int sg_backend_gpu_possible(char *why, size_t whysz)
 
 /* scc -g overlap's index, measured on the H200 host (bench/overlap_bench.sh,
  * 1.0 Gb of pbsim reads, 16 threads): on the cpu, thread-seconds per 1e9
- * bases (sketch, partition, sort: 2.0 s of 16 threads); on the device,
- * seconds per 1e9 bases (copies, sketch, sort, select, and the copy back,
- * which is most of it) and then the host's bucketing, in thread-seconds */
+ * bases (sketch, partition, sort: 2.0 to 4.0 s of 16 threads, the faster
+ * taken); on the device, seconds per 1e9 bases (copies, sketch, sort,
+ * select, the copy back: 0.54 s) and then the host's bucketing, in
+ * thread-seconds (0.39 s of 16 threads) */
 #define OVL_INDEX_COST 32.0
-#define OVL_GPU_COST 1.4
-#define OVL_BUCKET_COST 5.0
+#define OVL_GPU_COST 0.55
+#define OVL_BUCKET_COST 6.2
 
 void sg_overlap_plan(double bases, int threads, sg_backend_estimate_t *e)
 {
