@@ -236,3 +236,17 @@ PY
     python3 -c "import json; s = json.load(open('$T/s.json')); assert s['reads'] == 0 and s['short_reads_skipped'] > 0, s" ||
         fail "$(cat "$T/s.json")"
 }
+
+@test "overlap: the repeats picture (a panel per repeat, its reads as the cycle) and MultiQC's table; no spectrum" {
+    sim
+    run seqgpu scc -g overlap -p "$T/o" --stats "$T/s.json" "$S/pb_0001.fastq"
+    assert_success
+    [ ! -e "$T/o.spectrum.svg" ] && [ ! -e "$T/o.spectrum_mqc.json" ] || fail "a k-mer spectrum from the overlap graph"
+    refute_output --partial "spectrum"
+    n=$(($(wc -l < "$T/o.repeats.tsv") - 1))
+    [ "$n" -ge 4 ]
+    [ "$(grep -c '<g class="repeat"' "$T/o.repeats.svg")" -eq "$n" ] || fail "panels: $(grep -c '<g class="repeat"' "$T/o.repeats.svg"), repeats $n"
+    grep -q ' reads \xc2\xb7 \| reads · ' "$T/o.repeats.svg" || fail "the panels count reads"
+    ! grep -q 'k-mers' "$T/o.repeats.svg" || fail "k-mers in the overlap graph's picture"
+    [ "$(grep -vc '^#' "$T/o.repeats_mqc.tsv")" -eq $((n + 1)) ] || fail "MultiQC table: $(cat "$T/o.repeats_mqc.tsv")"
+}
