@@ -190,7 +190,8 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
         r = run->builder->build(run->builder, rd, g);
         rd = NULL;
         if (r == SG_ERR_DEVICE) snprintf(err, sizeof err, "%s", run->builder->err);
-        if (r == 0 && strcmp(run->builder->backend, name)) { /* a device that failed, the cpu took over */
+        if (r == 0 && run->builder->err[0] && strcmp(run->builder->backend, name)) {
+            /* auto: a device that failed, and the cpu took over */
             snprintf(run->graph_why, sizeof run->graph_why, "auto: cpu (the CUDA device failed: %.180s)",
                      run->builder->err);
             run->device_failed = 1;
