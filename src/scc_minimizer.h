@@ -4,7 +4,8 @@
  *    sequence, as minimap2 -x ava-pb takes them (PacBio and ONT errors are
  *    mostly homopolymer lengths);
  *  - index: every minimizer seen twice or more, bucketed by its hash (the
- *    reads sorted into hash partitions, each sorted by hash);
+ *    reads sorted into hash partitions, each sorted by hash; or, on a
+ *    device, sketched and sorted there and bucketed here: sg_mindex_t);
  *  - overlap: for each read, the hits of its minimizers in the buckets
  *    (each pair of reads once), grouped by read and strand, clustered by
  *    diagonal into bands, and chained (co-linear hits, gaps costed as
