@@ -4,7 +4,7 @@
 #
 #   BENCHES="offtarget gpu" TESTS="tests/find_mismatch.bats tests/find_gpu.bats" sh bench/gpu_session.sh
 # Environment: TESTS (bats files; "" for none), UNITS (unit test binaries to
-# run, e.g. "unit_kmer_gpu"), BENCHES (offtarget, gpu, scc_gpu), and each
+# run, e.g. "unit_kmer_gpu"), BENCHES (offtarget, gpu, scc_gpu, overlap), and each
 # bench script's own variables.
 set -u
 cd "$(dirname "$0")/.."
