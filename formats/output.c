@@ -196,7 +196,7 @@ static int write_all(sg_writer_t *w, const char *s, size_t n)
     return 0;
 }
 
-int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f)
+int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, int header)
 {
     memset(w, 0, sizeof *w);
     w->f = f;
@@ -204,7 +204,8 @@ int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f)
     setvbuf(out->fp, NULL, _IOFBF, 1 << 20);
     w->acc = sg_calloc(f->ms->n_motif, sizeof *w->acc);
     w->total = sg_calloc(f->ms->n_motif, sizeof *w->total);
-    const char *head = f->fmt == SG_OUT_COUNT ? "seqID\tpatternName\thits\n"
+    const char *head = !header                ? ""
+                       : f->fmt == SG_OUT_COUNT ? "seqID\tpatternName\thits\n"
                        : f->fmt != SG_OUT_TSV   ? ""
                        : f->ms->approx          ? "seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\tmismatches\n"
                                                 : "seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\n";

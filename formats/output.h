@@ -52,8 +52,10 @@ typedef struct {
     uint64_t *total;      /* hits per motif so far */
 } sg_writer_t;
 
-/** Start writing to an open output (its owner closes it): the header line, if the format has one. */
-int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f) __attribute__((warn_unused_result));
+/** Start writing to an open output (its owner closes it): the header line,
+ * if the format has one and header is 1 (not for parts after the first). */
+int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, int header)
+    __attribute__((warn_unused_result));
 /** Print the next chunk, in input order. */
 int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o) __attribute__((warn_unused_result));
 /** Free the writer's memory (total stays readable until then). */

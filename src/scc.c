@@ -23,6 +23,7 @@
 #include "input.h"
 #include "log.h"
 #include "progress.h"
+#include "scc_counts.h"
 #include "scc_coverage.h"
 #include "scc_repeats.h"
 #include "version.h"
@@ -42,6 +43,14 @@ static void usage(FILE *fp)
 "      --min-copies F   keep k-mers seen >= F x the estimated k-mer coverage [3]\n"
 "  -c, --min-count INT  absolute k-mer count threshold (overrides --min-copies)\n"
 "      --edges FILE     take a directed graph as two integer columns instead\n"
+"      --max-memory SIZE  when the k-mer table would outgrow SIZE (e.g. 2500M), count\n"
+"                       the k-mers in parts over more passes of the reads, through\n"
+"                       files in --tmp-dir       [3/4 of the available memory]\n"
+"      --tmp-dir DIR    folder for those files             [the folder of PREFIX]\n"
+"      --part I/N       count only part I of N of the k-mers (by hash) ...\n"
+"      --counts-out F   ... and write them to F, a k-mer counts file: nothing else\n"
+"      --counts         the inputs are the N counts files of a run's parts: the graph,\n"
+"                       SCCs and report from them, the same as one run's\n"
 "      --write-graph F  also write the whole compacted graph as GFA\n"
 "  -p, --prefix STR     output prefix; one ending in .gz writes every PREFIX.* file\n"
 "                       BGZF-compressed, as PREFIX.repeats.tsv.gz ...  [seqgpu_scc]\n"
@@ -82,15 +91,20 @@ typedef struct {
     char **inputs;
     int n_inputs;
     const char *prefix, *edges, *write_graph, *stats, *backend;
+    const char *counts_out, *tmp_dir; /* --counts-out, --tmp-dir */
+    long part, n_parts;               /* --part */
+    int counts;                       /* --counts: the inputs are counts files */
+    size_t max_memory;
     sg_devices_t devices;
-    int k, threads, quiet, verbose, kw, kv, kt;
+    int k, k_given, threads, quiet, verbose, kw, kv, kt;
     double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     double min_copies;
     long min_count;
 } scc_opts_t;
 
 typedef struct {
-    const char *source;          /* reads, gfa or edges */
+    const char *source;          /* reads, gfa, edges or counts */
+    char *tmp_dir;               /* the folder of PREFIX, when --tmp-dir is not given */
     sg_graph_builder_t *builder; /* what built the graph of reads */
     sg_scc_solver_t *solver;     /* what found the SCCs (opened before the input is read) */
     char graph_why[256], why[256]; /* auto: the choices for the graph of reads and for the SCCs, and why */
@@ -133,13 +147,43 @@ static int open_solver(const scc_opts_t *o, const char *name, scc_run_t *run, ch
     return sg_scc_solver_open(name, &so, &run->solver, err, errsz);
 }
 
+/* The k-mer table's share of --max-memory: the rest for the reads in
+ * flight (a raw and a parsed block of each) and the run's other needs. */
+static size_t table_memory(const scc_opts_t *o)
+{
+    size_t rest = (size_t)(2 * o->threads + 4) * 2 * READ_BLOCK + (64 << 20);
+    return o->max_memory > rest ? o->max_memory - rest : 0;
+}
+
+static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
+{
+    sg_graph_opts_t go = {.k = o->k, .min_copies = o->min_copies, .min_count = o->min_count,
+                          .n_threads = o->threads, .devices = &o->devices, .tmp_dir = o->tmp_dir,
+                          .inputs = o->inputs, .n_inputs = o->n_inputs, .read_block = READ_BLOCK,
+                          .k_given = o->k_given};
+    if (!go.tmp_dir) { /* beside the outputs, which need room too; not /tmp, which may be memory */
+        const char *slash = strrchr(o->prefix, '/');
+        free(run->tmp_dir);
+        run->tmp_dir = slash ? strndup(o->prefix, slash == o->prefix ? 1 : (size_t)(slash - o->prefix)) : strdup(".");
+        go.tmp_dir = run->tmp_dir;
+    }
+    /* passes over the reads need inputs that can be read again */
+    go.max_bytes = table_memory(o);
+    for (int i = 0; i < o->n_inputs; i++)
+        if (!sg_input_rereadable(o->inputs[i])) go.max_bytes = 0;
+    if (o->counts) {
+        go.counts = o->inputs;
+        go.n_counts = o->n_inputs;
+    }
+    return go;
+}
+
 /* The graph of the reads of rd (freed here), by the de Bruijn graph builder
  * on the backend name; under auto a device that fails hands the build to the
  * cpu, which reads the input again. */
 static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *name, sg_reader_t *rd, sg_graph_t *g)
 {
-    const sg_graph_opts_t go = {.k = o->k, .min_copies = o->min_copies, .min_count = o->min_count,
-                                .n_threads = o->threads, .devices = &o->devices};
+    const sg_graph_opts_t go = graph_opts(o, run);
     char err[512] = "";
     if (o->verbose && run->graph_why[0]) sg_info("graph: %s", run->graph_why);
     int r = sg_graph_builder_open("dbg", name, &go, &run->builder, err, sizeof err);
@@ -168,6 +212,55 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
     if (r < 0) return r;
     sg_progress_stage("counting k-mers", sg_input_stored_bytes(o->inputs, o->n_inputs));
     return run->builder->build(run->builder, rd, g);
+}
+
+/* The graph of the k-mers of counts files (--counts), built on the cpu. */
+static int graph_from_counts(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
+{
+    const sg_graph_opts_t go = graph_opts(o, run);
+    char err[512] = "";
+    int r = sg_graph_builder_open("dbg", "cpu", &go, &run->builder, err, sizeof err);
+    if (r < 0) {
+        sg_error("%s", err);
+        return r;
+    }
+    sg_progress_stage("reading the k-mer counts", 0);
+    return run->builder->build(run->builder, NULL, g);
+}
+
+/* --part I/N --counts-out FILE: part I of the reads' k-mers into FILE, and
+ * the part's figures to --stats. */
+static int write_counts(const scc_opts_t *o, scc_run_t *run, const sg_outfile_t *out, FILE *stats, double t_start)
+{
+    sg_progress_stage("reading", 0);
+    sg_reader_t *rd = sg_reader_new(o->inputs, o->n_inputs, READ_BLOCK, o->threads);
+    int fmt = sg_reader_format(rd);
+    if (fmt == SG_FMT_GFA) {
+        sg_error("'%s' is a GFA graph: --counts-out counts the k-mers of reads", o->inputs[0]);
+        fmt = SG_ERR_INPUT;
+    }
+    if (fmt < 0) {
+        sg_reader_free(rd);
+        return fmt;
+    }
+    const sg_graph_opts_t go = graph_opts(o, run);
+    sg_part_summary_t sum;
+    sg_progress_stage("counting k-mers", sg_input_stored_bytes(o->inputs, o->n_inputs));
+    int r = sg_counts_part(&go, rd, (uint32_t)o->part, (uint32_t)o->n_parts, out->fp, out->name, &sum);
+    if (r == 0 && stats) {
+        fprintf(stats, "{\n  \"program\": \"seqgpu\",\n  \"version\": \"%s\",\n  \"command\": \"scc\",\n  \"inputs\": [",
+                SG_VERSION);
+        for (int i = 0; i < o->n_inputs; i++) {
+            fputs(i ? ", " : "", stats);
+            sg_json_str(stats, o->inputs[i]);
+        }
+        fprintf(stats, "],\n  \"part\": %ld,\n  \"parts\": %ld,\n  \"k\": %d,\n  \"kmers\": %llu,\n"
+                       "  \"distinct_kmers\": %llu,\n  \"stored_kmers\": %llu,\n  \"stored_min_count\": %u,\n"
+                       "  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n",
+                o->part, o->n_parts, o->k, (unsigned long long)sum.kmers, (unsigned long long)sum.distinct,
+                (unsigned long long)sum.stored, sum.min_stored, sg_realtime() - t_start, sg_cputime(), sg_peak_rss());
+    }
+    return r;
 }
 
 /* Components of every vertex, numbered in the order of their first vertex
@@ -258,7 +351,8 @@ static char *stdin_input[] = {stdin_name};
 
 int main_scc(int argc, char **argv)
 {
-    enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT, OPT_PROGRESS };
+    enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT, OPT_PROGRESS,
+           OPT_MAX_MEMORY, OPT_TMP_DIR, OPT_PART, OPT_COUNTS_OUT, OPT_COUNTS };
     static const struct option lopts[] = {
         {"min-copies", required_argument, NULL, OPT_MIN_COPIES}, {"min-count", required_argument, NULL, 'c'},
         {"edges", required_argument, NULL, OPT_EDGES},           {"write-graph", required_argument, NULL, OPT_WRITE_GRAPH},
@@ -268,6 +362,9 @@ int main_scc(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},                        {"device", required_argument, NULL, OPT_DEVICE},
         {"kw", required_argument, NULL, OPT_KW},                 {"kv", required_argument, NULL, OPT_KV},
         {"kt", required_argument, NULL, OPT_KT},                 {"progress", optional_argument, NULL, OPT_PROGRESS},
+        {"max-memory", required_argument, NULL, OPT_MAX_MEMORY}, {"tmp-dir", required_argument, NULL, OPT_TMP_DIR},
+        {"part", required_argument, NULL, OPT_PART},             {"counts-out", required_argument, NULL, OPT_COUNTS_OUT},
+        {"counts", no_argument, NULL, OPT_COUNTS},
         {NULL, 0, NULL, 0}};
     scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2};
     long v;
@@ -282,6 +379,7 @@ int main_scc(int argc, char **argv)
             if (sg_parse_int(optarg, SG_K_MIN, SG_K_MAX, &v) < 0 || v % 2 == 0)
                 return usage_error("invalid k-mer size '%s' (odd, 11 to 63)", optarg);
             o.k = (int)v;
+            o.k_given = 1;
             break;
         case OPT_MIN_COPIES: {
             char *end;
@@ -324,6 +422,17 @@ int main_scc(int argc, char **argv)
             o.kt = (int)v;
             break;
         case OPT_STATS: o.stats = optarg; break;
+        case OPT_MAX_MEMORY:
+            if (sg_parse_size(optarg, &o.max_memory) < 0)
+                return usage_error("invalid --max-memory '%s' (bytes, e.g. 2500M or 8G)", optarg);
+            break;
+        case OPT_TMP_DIR: o.tmp_dir = optarg; break;
+        case OPT_PART:
+            if (sg_parse_part(optarg, SG_MAX_PARTS, &o.part, &o.n_parts) < 0)
+                return usage_error("invalid --part '%s' (I/N: part I of N, 1 <= I <= N <= 65536)", optarg);
+            break;
+        case OPT_COUNTS_OUT: o.counts_out = optarg; break;
+        case OPT_COUNTS: o.counts = 1; break;
         case 'q': o.quiet = 1; break;
         case 'v': o.verbose = 1; break;
         case OPT_PROGRESS:
@@ -345,6 +454,16 @@ int main_scc(int argc, char **argv)
         o.inputs = stdin_input;
         o.n_inputs = 1;
     }
+    if (o.part && !o.counts_out) return usage_error("%s", "--part counts a part of the k-mers for --counts-out FILE");
+    if (o.counts_out && !o.part) o.part = o.n_parts = 1;
+    if ((o.counts_out || o.counts) && o.edges)
+        return usage_error("%s", "--counts-out and --counts take the k-mers of reads, not a graph (--edges)");
+    if (o.counts_out && (o.counts || o.write_graph))
+        return usage_error("%s", "--counts-out writes the part's k-mer counts and nothing else: no --counts or "
+                                 "--write-graph");
+    if (o.counts && !strcmp(o.inputs[0], "-"))
+        return usage_error("%s", "--counts takes the counts files of a run's parts as its inputs");
+    if (!o.max_memory) o.max_memory = sg_available_memory() / 4 * 3;
     const char *base = strrchr(o.prefix, '/');
     base = base ? base + 1 : o.prefix;
     size_t stem = strlen(base) - prefix_gz(o.prefix);
@@ -352,16 +471,18 @@ int main_scc(int argc, char **argv)
         return usage_error("invalid prefix '%s': it must end in a file name (PREFIX.repeats.tsv and the other outputs "
                            "would be hidden files or folders)", o.prefix);
 
-    enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_GRAPH, OUT_STATS, N_OUT };
+    enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_GRAPH, OUT_STATS, OUT_COUNTS, N_OUT };
     char *paths[4] = {out_path(o.prefix, ".repeats.tsv"), out_path(o.prefix, ".gfa"), out_path(o.prefix, ".units.fa"),
                       out_path(o.prefix, ".components.tsv")};
+    const int report = !o.counts_out; /* a part's counts are all a --counts-out run writes */
     sg_outfile_t outs[N_OUT] = {
-        {.what = "PREFIX.repeats.tsv", .path = o.edges ? NULL : paths[0]},
-        {.what = "PREFIX.gfa", .path = o.edges ? NULL : paths[1]},
-        {.what = "PREFIX.units.fa", .path = o.edges ? NULL : paths[2]},
-        {.what = "PREFIX.components.tsv", .path = paths[3]},
+        {.what = "PREFIX.repeats.tsv", .path = o.edges || !report ? NULL : paths[0]},
+        {.what = "PREFIX.gfa", .path = o.edges || !report ? NULL : paths[1]},
+        {.what = "PREFIX.units.fa", .path = o.edges || !report ? NULL : paths[2]},
+        {.what = "PREFIX.components.tsv", .path = report ? paths[3] : NULL},
         {.what = "--write-graph", .path = o.write_graph},
         {.what = "--stats", .path = o.stats},
+        {.what = "--counts-out", .path = o.counts_out, .threads = o.threads},
     };
     char *edges_in[] = {(char *)o.edges};
     char *const *inputs = o.edges ? edges_in : o.inputs;
@@ -380,6 +501,12 @@ int main_scc(int argc, char **argv)
     sg_repeats_t rp = {0};
     uint32_t *comp = NULL, *node_comp = NULL;
     double coverage = 1;
+    if (!report) {
+        sg_progress_start("seqgpu scc", o.quiet, o.progress);
+        if ((r = write_counts(&o, run, &outs[OUT_COUNTS], outs[OUT_STATS].fp, t_start)) == 0)
+            r = sg_outfiles_close(outs, N_OUT);
+        goto out;
+    }
     /* the backend for the size of the input; a solver on a device starts it
      * now, while the input is read */
     char err[512] = "";
@@ -398,6 +525,9 @@ int main_scc(int argc, char **argv)
         run->source = "edges";
         sg_progress_stage("reading the edges", 0);
         r = sg_edges_read(o.edges, &g);
+    } else if (o.counts) {
+        run->source = "counts";
+        if ((r = graph_from_counts(&o, run, &g)) == 0) coverage = run->builder->coverage;
     } else {
         /* the format from the stream that is then read: a pipe is read once */
         sg_progress_stage("reading", 0);
@@ -469,6 +599,7 @@ int main_scc(int argc, char **argv)
 out:
     sg_progress_stop();
     if (r < 0) sg_outfiles_discard(outs, N_OUT);
+    free(run->tmp_dir);
     for (int i = 0; i < 4; i++) free(paths[i]);
     free(comp);
     free(node_comp);

@@ -2,7 +2,12 @@
  * each under its own lock, filled by all threads; and the compaction of the
  * kept k-mers' de Bruijn graph into unitigs. Compiled once per key width
  * (SG_KMER_BITS 64: k <= 31; 128: k <= 63), each giving its constructor;
- * sg_kmer_table_cpu (scc_backend.h) picks by k. */
+ * sg_kmer_table_cpu (scc_backend.h) picks by k.
+ *
+ * Bounded memory: the table may hold one hash part of the k-mers only
+ * (sg_kmer_part), and when it would grow past its byte limit it halves that
+ * part, dropping the k-mers of the second half, and goes on; the caller
+ * counts the parts it did not keep in later passes (scc_counts.c). */
 #include "scc_kmers.h"
 #include "dna.h"
 #include "log.h"
@@ -10,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #if SG_KMER_BITS == 64
 typedef uint64_t kmer_t;
@@ -43,18 +49,63 @@ typedef struct {
     uint64_t size;
 } part_t;
 
+/* Bytes of a slot. */
+#define SLOT (sizeof(kmer_t) + sizeof(uint32_t))
+
+/* the most parts a bounded table cuts its k-mers into */
+#define MAX_PARTS (1u << 24)
+
 typedef struct {
     int k, n_threads;
     part_t *parts; /* N_PART */
     uint64_t total;
+    /* the hash part held, n_parts << 32 | part: it changes (narrows) only
+     * with every partition locked */
+    uint64_t range;
+    size_t max_bytes;    /* 0: no limit */
+    uint64_t bytes;      /* slots' bytes of all partitions (atomic) */
 } table_t;
+
+static inline int in_range(uint64_t range, uint64_t h)
+{
+    uint32_t n = (uint32_t)(range >> 32);
+    return n <= 1 || sg_kmer_part(h, n) == (uint32_t)range;
+}
+
+/* A partition's slots are memory mapped for it alone (zeroed, and given
+ * back to the system when it is rebuilt or freed): the allocator's arena
+ * would keep the smaller arrays of every doubling, and the process would
+ * hold more than the table. */
+static void *slots_alloc(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        sg_error("out of memory (mapping %zu bytes)", bytes);
+        exit(SG_EXIT_SYSTEM);
+    }
+    return p;
+}
 
 static void part_init(part_t *p, uint64_t cap)
 {
     p->cap = cap;
     p->size = 0;
-    p->key = sg_malloc(cap * sizeof *p->key);
-    p->count = sg_calloc(cap, sizeof *p->count);
+    p->key = slots_alloc(cap * sizeof *p->key);
+    p->count = slots_alloc(cap * sizeof *p->count);
+}
+
+static void slots_free(part_t *p)
+{
+    if (p->key) munmap(p->key, p->cap * sizeof *p->key);
+    if (p->count) munmap(p->count, p->cap * sizeof *p->count);
+}
+
+static void part_release(part_t *p)
+{
+    slots_free(p);
+    p->key = NULL;
+    p->count = NULL;
+    p->cap = p->size = 0;
 }
 
 /* Add n to x's count (inserting it), partition locked. */
@@ -70,19 +121,31 @@ static inline void part_add(part_t *p, kmer_t x, uint64_t h, uint32_t n)
     p->count[i] = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 }
 
-/* The partition again with cap slots, keeping the k-mers seen at least min times. */
-static void part_rebuild(part_t *p, uint64_t cap, uint32_t min)
+/* The partition of table t again with cap slots, keeping the k-mers seen
+ * at least min times that are in the hash part range. */
+static void part_rebuild(table_t *t, part_t *p, uint64_t cap, uint32_t min, uint64_t range)
 {
     part_t q;
     part_init(&q, cap);
-    for (uint64_t i = 0; i < p->cap; i++)
-        if (p->count[i] >= min) part_add(&q, p->key[i], kmer_hash(p->key[i]), p->count[i]);
-    free(p->key);
-    free(p->count);
+    for (uint64_t i = 0; i < p->cap; i++) {
+        if (p->count[i] < min) continue;
+        uint64_t h = kmer_hash(p->key[i]);
+        if (in_range(range, h)) part_add(&q, p->key[i], h, p->count[i]);
+    }
+    __atomic_add_fetch(&t->bytes, (cap - p->cap) * SLOT, __ATOMIC_RELAXED);
+    slots_free(p);
     p->key = q.key;
     p->count = q.count;
     p->cap = q.cap;
     p->size = q.size;
+}
+
+/* Slots for n k-mers: load at most 0.7 */
+static uint64_t cap_for(uint64_t n)
+{
+    uint64_t cap = 16;
+    while (n * 10 > cap * 7) cap *= 2;
+    return cap;
 }
 
 /* Slot of x in its partition, or UINT64_MAX. */
@@ -104,6 +167,7 @@ static void new_parts(table_t *t)
         part_init(&parts[i], 1024);
     }
     t->parts = parts;
+    t->bytes = (uint64_t)N_PART * 1024 * SLOT;
 }
 
 static void free_parts(table_t *t)
@@ -111,29 +175,75 @@ static void free_parts(table_t *t)
     part_t *parts = t->parts;
     for (int i = 0; i < N_PART; i++) {
         pthread_mutex_destroy(&parts[i].mu);
-        free(parts[i].key);
-        free(parts[i].count);
+        part_release(&parts[i]);
     }
     free(parts);
+}
+
+/* Keep the first half of the hash part held, drop the k-mers of the second,
+ * unless another thread did so since range was read. Called with no
+ * partition locked; takes them all, in order (a thread holds at most one
+ * otherwise, so none waits on another). */
+static int narrow(table_t *t, uint64_t range)
+{
+    for (int p = 0; p < N_PART; p++) pthread_mutex_lock(&t->parts[p].mu);
+    int r = 0;
+    uint32_t n = (uint32_t)(range >> 32);
+    if (__atomic_load_n(&t->range, __ATOMIC_RELAXED) != range) {
+        /* narrowed meanwhile */
+    } else if (n >= MAX_PARTS / 2) {
+        r = SG_ERR_SYSTEM;
+    } else {
+        uint64_t half = (uint64_t)(2 * (n ? n : 1)) << 32 | 2 * (uint32_t)range;
+        for (int p = 0; p < N_PART; p++) {
+            part_t *part = &t->parts[p];
+            uint64_t keep = 0;
+            for (uint64_t i = 0; i < part->cap; i++) keep += part->count[i] && in_range(half, kmer_hash(part->key[i]));
+            part_rebuild(t, part, cap_for(keep), 1, half);
+        }
+        __atomic_store_n(&t->range, half, __ATOMIC_RELAXED);
+    }
+    for (int p = N_PART - 1; p >= 0; p--) pthread_mutex_unlock(&t->parts[p].mu);
+    return r;
 }
 
 /* Per call: k-mers wait in a small buffer per partition, so that each lock
  * is taken for a few hundred insertions. */
 #define FLUSH 256
 
-/* Insert a batch into partition p; each insertion is a cache miss in a large
- * table, so the slot of the insertion PREFETCH ahead is fetched meanwhile. */
+/* Insert a batch into partition p (counts: each k-mer's, or NULL for 1
+ * each), dropping the k-mers that are not in the part held; each insertion
+ * is a cache miss in a large table, so the slot of the insertion PREFETCH
+ * ahead is fetched meanwhile. */
 #define PREFETCH 8
-static void flush(table_t *t, int p, const kmer_t *keys, int n)
+static int flush(table_t *t, int p, kmer_t *keys, uint32_t *counts, int n)
 {
     part_t *part = &t->parts[p];
     uint64_t h[FLUSH];
     for (int i = 0; i < n; i++) h[i] = kmer_hash(keys[i]);
     pthread_mutex_lock(&part->mu);
+    const uint64_t range = __atomic_load_n(&t->range, __ATOMIC_RELAXED); /* fixed while a partition is locked */
+    if (range >> 32 > 1) {
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            if (!in_range(range, h[i])) continue;
+            keys[m] = keys[i];
+            h[m] = h[i];
+            if (counts) counts[m] = counts[i];
+            m++;
+        }
+        n = m;
+    }
     if ((part->size + n) * 10 > part->cap * 7) {
         uint64_t cap = part->cap;
         while ((part->size + n) * 10 > cap * 7) cap *= 2;
-        part_rebuild(part, cap, 1);
+        /* the old slots and the new at once, while it is rebuilt */
+        if (t->max_bytes && __atomic_load_n(&t->bytes, __ATOMIC_RELAXED) + cap * SLOT > t->max_bytes) {
+            pthread_mutex_unlock(&part->mu);
+            int r = narrow(t, range);
+            return r < 0 ? r : flush(t, p, keys, counts, n);
+        }
+        part_rebuild(t, part, cap, 1, 0);
     }
     const uint64_t mask = part->cap - 1;
     for (int i = 0; i < n && i < PREFETCH; i++) {
@@ -145,13 +255,14 @@ static void flush(table_t *t, int p, const kmer_t *keys, int n)
             __builtin_prefetch(&part->key[h[i + PREFETCH] & mask], 1);
             __builtin_prefetch(&part->count[h[i + PREFETCH] & mask], 1);
         }
-        part_add(part, keys[i], h[i], 1);
+        part_add(part, keys[i], h[i], counts ? counts[i] : 1);
     }
     pthread_mutex_unlock(&part->mu);
+    return 0;
 }
 #undef PREFETCH
 
-static void add_chunk(table_t *t, const sg_chunk_t *c)
+static int add_chunk(table_t *t, const sg_chunk_t *c)
 {
     const int k = t->k;
     kmer_t *buf = sg_malloc((size_t)N_PART * FLUSH * sizeof *buf);
@@ -159,26 +270,41 @@ static void add_chunk(table_t *t, const sg_chunk_t *c)
     const unsigned char *s = (const unsigned char *)c->seq;
     const size_t n = c->len + c->ov;
     kmer_t fwd = 0, rev = 0;
-    int run = 0;
+    int run = 0, r = 0;
     uint64_t added = 0;
-    for (size_t i = 0; i < n; i++) {
+    /* the part held when the chunk started; flush drops what a narrowing
+     * since then left out */
+    const uint64_t range = __atomic_load_n(&t->range, __ATOMIC_RELAXED);
+    for (size_t i = 0; i < n && r == 0; i++) {
         if (!kmer_roll(&fwd, &rev, &run, s[i], k)) continue;
         size_t start = i + 1 - k;
         if (start >= c->len) break;
         kmer_t x = fwd < rev ? fwd : rev;
-        int p = (int)(kmer_hash(x) >> 56);
-        buf[p * FLUSH + fill[p]++] = x;
+        uint64_t h = kmer_hash(x);
         added++;
+        if (!in_range(range, h)) continue;
+        int p = (int)(h >> 56);
+        buf[p * FLUSH + fill[p]++] = x;
         if (fill[p] == FLUSH) {
-            flush(t, p, buf + p * FLUSH, FLUSH);
+            r = flush(t, p, buf + p * FLUSH, NULL, FLUSH);
             fill[p] = 0;
         }
     }
-    for (int p = 0; p < N_PART; p++)
-        if (fill[p]) flush(t, p, buf + p * FLUSH, fill[p]);
+    for (int p = 0; p < N_PART && r == 0; p++)
+        if (fill[p]) r = flush(t, p, buf + p * FLUSH, NULL, fill[p]);
     __atomic_add_fetch(&t->total, added, __ATOMIC_RELAXED);
     free(buf);
     free(fill);
+    return r;
+}
+
+/* Occurrences of the k-mers held (a count that reached UINT32_MAX stays there). */
+static uint64_t held_total(const table_t *t)
+{
+    uint64_t n = 0;
+    for (int p = 0; p < N_PART; p++)
+        for (uint64_t i = 0; i < t->parts[p].cap; i++) n += t->parts[p].count[i];
+    return n;
 }
 
 static uint64_t distinct(const table_t *t)
@@ -206,7 +332,7 @@ static void filter(table_t *t, uint32_t min)
         for (uint64_t i = 0; i < part->cap; i++) keep += part->count[i] >= min;
         uint64_t cap = 16;
         while (cap < 2 * keep) cap *= 2;
-        part_rebuild(part, cap, min);
+        part_rebuild(t, part, cap, min, 0);
     }
 }
 
@@ -557,19 +683,32 @@ static void unitigs(table_t *t, int n_threads, sg_graph_t *g)
 
 static int kt_add(sg_kmer_table_t *kt, const sg_chunk_t *c)
 {
-    add_chunk(kt->priv, c);
-    return 0;
+    table_t *t = kt->priv;
+    int r = add_chunk(t, c);
+    if (r < 0)
+        snprintf(kt->err, sizeof kt->err, "the k-mer table does not fit in %.0f MB even as 1/%u of the k-mers",
+                 t->max_bytes / 1048576.0, MAX_PARTS);
+    return r;
 }
 
 static int kt_finish(sg_kmer_table_t *kt)
 {
-    (void)kt; /* counted as added */
+    const table_t *t = kt->priv;
+    uint64_t range = __atomic_load_n(&t->range, __ATOMIC_RELAXED);
+    kt->part = (uint32_t)range;
+    kt->n_parts = range >> 32 ? (uint32_t)(range >> 32) : 1;
     return 0;
 }
 
 static uint64_t kt_distinct(const sg_kmer_table_t *kt) { return distinct(kt->priv); }
 
-static uint64_t kt_total(const sg_kmer_table_t *kt) { return ((const table_t *)kt->priv)->total; }
+/* k-mers counted: of a part, those of its k-mers (the others were read too,
+ * some counted before the part narrowed) */
+static uint64_t kt_total(const sg_kmer_table_t *kt)
+{
+    const table_t *t = kt->priv;
+    return t->range >> 32 > 1 ? held_total(t) : t->total;
+}
 
 static int kt_histogram(sg_kmer_table_t *kt, uint64_t *hist, int n)
 {
@@ -590,6 +729,110 @@ static int kt_unitigs(sg_kmer_table_t *kt, sg_graph_t *g)
     return 0;
 }
 
+/* A k-mer and its count, for sorting. */
+typedef struct {
+    kmer_t key;
+    uint32_t count;
+} pair_t;
+
+/* LSD radix sort of a[0..n) by key (its low bits), 11 bits a pass,
+ * through tmp; passes in which every key has the same digit are skipped.
+ * Returns a or tmp, whichever holds the sorted pairs. */
+#define DIGIT 11
+static pair_t *sort_pairs(pair_t *a, pair_t *tmp, uint64_t n, int bits)
+{
+    const int passes = (bits + DIGIT - 1) / DIGIT;
+    uint64_t (*cnt)[1 << DIGIT] = sg_calloc(passes, sizeof *cnt);
+    for (uint64_t i = 0; i < n; i++)
+        for (int d = 0; d < passes; d++) cnt[d][(uint64_t)(a[i].key >> (d * DIGIT)) & ((1 << DIGIT) - 1)]++;
+    for (int d = 0; d < passes; d++) {
+        uint64_t sum = 0;
+        int one = 0;
+        for (int b = 0; b < 1 << DIGIT; b++) {
+            one |= cnt[d][b] == n;
+            uint64_t c = cnt[d][b];
+            cnt[d][b] = sum;
+            sum += c;
+        }
+        if (one) continue;
+        for (uint64_t i = 0; i < n; i++) tmp[cnt[d][(uint64_t)(a[i].key >> (d * DIGIT)) & ((1 << DIGIT) - 1)]++] = a[i];
+        pair_t *x = a;
+        a = tmp;
+        tmp = x;
+    }
+    free(cnt);
+    return a;
+}
+#undef DIGIT
+
+static int kt_take(sg_kmer_table_t *kt, uint32_t min, sg_kmer_counts_t *out)
+{
+    table_t *t = kt->priv;
+    /* each partition's pairs taken as it is freed, so that the table and
+     * the pairs are never held at once; then gathered and sorted */
+    pair_t *taken[N_PART];
+    uint64_t n_taken[N_PART], n = 0;
+    for (int p = 0; p < N_PART; p++) {
+        part_t *part = &t->parts[p];
+        uint64_t m = 0;
+        for (uint64_t i = 0; i < part->cap; i++) m += part->count[i] >= min;
+        taken[p] = sg_malloc((m + 1) * sizeof **taken);
+        n_taken[p] = 0;
+        for (uint64_t i = 0; i < part->cap; i++)
+            if (part->count[i] >= min) taken[p][n_taken[p]++] = (pair_t){part->key[i], part->count[i]};
+        n += m;
+        __atomic_sub_fetch(&t->bytes, part->cap * SLOT, __ATOMIC_RELAXED);
+        part_release(part);
+    }
+    pair_t *a = sg_malloc((n + 1) * sizeof *a);
+    for (uint64_t p = 0, at = 0; p < N_PART; at += n_taken[p++]) {
+        memcpy(a + at, taken[p], n_taken[p] * sizeof *a);
+        free(taken[p]);
+    }
+    pair_t *tmp = sg_malloc((n + 1) * sizeof *tmp), *sorted = sort_pairs(a, tmp, n, 2 * t->k);
+    free(sorted == a ? tmp : a);
+    a = sorted;
+    const int words = (int)(sizeof(kmer_t) / 8);
+    out->k = t->k;
+    out->n = n;
+    out->kmer = sg_malloc((n * words + 1) * sizeof *out->kmer);
+    out->count = sg_malloc((n + 1) * sizeof *out->count);
+    for (uint64_t i = 0; i < n; i++) {
+        if (words == 2) out->kmer[2 * i] = (uint64_t)(a[i].key >> 32 >> 32);
+        out->kmer[words * i + words - 1] = (uint64_t)a[i].key;
+        out->count[i] = a[i].count;
+    }
+    free(a);
+    return 0;
+}
+
+static int kt_add_counts(sg_kmer_table_t *kt, const sg_kmer_counts_t *kc)
+{
+    table_t *t = kt->priv;
+    const int words = (int)(sizeof(kmer_t) / 8);
+    kmer_t *buf = sg_malloc((size_t)N_PART * FLUSH * sizeof *buf);
+    uint32_t *cbuf = sg_malloc((size_t)N_PART * FLUSH * sizeof *cbuf);
+    int *fill = sg_calloc(N_PART, sizeof *fill);
+    int r = 0;
+    for (uint64_t i = 0; i < kc->n && r == 0; i++) {
+        kmer_t x = kc->kmer[words * i + words - 1];
+        if (words == 2) x |= (kmer_t)kc->kmer[2 * i] << 32 << 32;
+        int p = (int)(kmer_hash(x) >> 56);
+        buf[p * FLUSH + fill[p]] = x;
+        cbuf[p * FLUSH + fill[p]++] = kc->count[i];
+        if (fill[p] == FLUSH) {
+            r = flush(t, p, buf + p * FLUSH, cbuf + p * FLUSH, FLUSH);
+            fill[p] = 0;
+        }
+    }
+    for (int p = 0; p < N_PART && r == 0; p++)
+        if (fill[p]) r = flush(t, p, buf + p * FLUSH, cbuf + p * FLUSH, fill[p]);
+    free(buf);
+    free(cbuf);
+    free(fill);
+    return r;
+}
+
 static void kt_free(sg_kmer_table_t *kt)
 {
     free_parts(kt->priv);
@@ -602,6 +845,8 @@ int TABLE_CTOR(const sg_kmer_opts_t *o, sg_kmer_table_t **out)
     table_t *t = sg_calloc(1, sizeof *t);
     t->k = o->k;
     t->n_threads = o->n_threads > 0 ? o->n_threads : 1;
+    t->range = o->n_parts > 1 ? (uint64_t)o->n_parts << 32 | o->part : 0;
+    t->max_bytes = o->max_bytes;
     new_parts(t);
     sg_kmer_table_t *kt = sg_calloc(1, sizeof *kt);
     kt->name = "cpu";
@@ -612,13 +857,26 @@ int TABLE_CTOR(const sg_kmer_opts_t *o, sg_kmer_table_t **out)
     kt->histogram = kt_histogram;
     kt->filter = kt_filter;
     kt->unitigs = kt_unitigs;
+    kt->take = kt_take;
+    kt->add_counts = kt_add_counts;
     kt->free = kt_free;
+    kt->part = o->n_parts > 1 ? o->part : 0;
+    kt->n_parts = o->n_parts > 1 ? o->n_parts : 1;
     kt->priv = t;
     *out = kt;
     return 0;
 }
 
 #if SG_KMER_BITS == 64
+void sg_kmer_counts_free(sg_kmer_counts_t *kc)
+{
+    free(kc->kmer);
+    free(kc->count);
+    kc->kmer = NULL;
+    kc->count = NULL;
+    kc->n = 0;
+}
+
 int sg_kmer_table_cpu(const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err, size_t errsz)
 {
     (void)err, (void)errsz; /* it cannot fail */
