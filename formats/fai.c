@@ -4,6 +4,7 @@
 #include "seqio.h"
 #include "../src/log.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +212,65 @@ static int build(const char *path, const char *fai, const char *gzi, int bgzf, u
         idx->gzi = gzi_tmp ? gzi_tmp : sg_strdup(gzi);
     }
     return r;
+}
+
+/* n bytes of the file from offset at (uncompressed): 0, or -1 (read error, or fewer there). */
+static int read_at(BGZF *fp, uint64_t at, char *buf, size_t n)
+{
+    return bgzf_useek(fp, (off_t)at, SEEK_SET) < 0 || bgzf_read(fp, buf, n) != (ssize_t)n ? -1 : 0;
+}
+
+static int is_base(char c) { return (unsigned char)((c | 0x20) - 'a') < 26 || c == '-' || c == '.' || c == '*'; }
+
+/* The header line ending at offset at (just before a record's first base): record name's? */
+static int header_before(BGZF *fp, uint64_t at, const char *name)
+{
+    char *buf = NULL;
+    int ok = 0;
+    for (uint64_t w = 256; w <= (1 << 20); w *= 4) {
+        uint64_t from = at > w ? at - w : 0, n = at - from;
+        buf = sg_realloc(buf, n + 1);
+        if (n == 0 || read_at(fp, from, buf, n) < 0 || buf[n - 1] != '\n') break;
+        uint64_t ls = n - 1;
+        while (ls > 0 && buf[ls - 1] != '\n') ls--;
+        if (ls == 0 && from > 0) continue; /* a longer header: a wider window */
+        size_t len = strlen(name), line = n - 1 - ls;
+        const char *h = buf + ls;
+        ok = line > len && h[0] == '>' && !memcmp(h + 1, name, len) && (line == len + 1 || isspace((unsigned char)h[len + 1]));
+        break;
+    }
+    free(buf);
+    return ok;
+}
+
+/* The line holding base pos of r: its bases where the index says, and its end after them. */
+static int line_fits(BGZF *fp, const sg_fai_rec_t *r, uint64_t pos)
+{
+    uint64_t first = pos / r->line_bases * r->line_bases, n = r->len - first < r->line_bases ? r->len - first : r->line_bases;
+    uint64_t start = sg_fai_offset(r, first), from = start > r->off ? start - 1 : start;
+    size_t want = (size_t)(start + n - from);
+    char *buf = sg_malloc(want + 2);
+    int ok = read_at(fp, from, buf, want) == 0;
+    if (ok && from < start) ok = buf[0] == '\n'; /* a line before it, ended */
+    for (size_t i = start - from; ok && i < want; i++) ok = is_base(buf[i]);
+    /* after the bases: the line's end, or the end of the file */
+    char next;
+    if (ok && read_at(fp, start + n, &next, 1) == 0) ok = next == '\n' || next == '\r' || next == ' ' || next == '\t';
+    free(buf);
+    return ok;
+}
+
+int sg_fai_check(const char *path, const sg_fai_t *idx, int64_t rec, uint64_t pos)
+{
+    BGZF *fp = bgzf_open(path, "r");
+    const sg_fai_rec_t *r = &idx->rec[rec];
+    int ok = fp && (!idx->gzi || bgzf_index_load(fp, idx->gzi, NULL) == 0);
+    if (ok) ok = header_before(fp, r->off, r->name) && line_fits(fp, r, pos);
+    if (fp) bgzf_close(fp);
+    if (!ok)
+        sg_error("'%s' does not match its index (record '%s', base %llu): make the index again (samtools faidx '%s')",
+                 path, r->name, (unsigned long long)pos, path);
+    return ok ? 0 : SG_ERR_INPUT;
 }
 
 int sg_fai_load(const char *path, const char *why, sg_fai_t *idx)

@@ -36,6 +36,15 @@ typedef struct {
 int sg_fai_load(const char *path, const char *why, sg_fai_t *idx) __attribute__((warn_unused_result));
 void sg_fai_free(sg_fai_t *idx);
 
+/**
+ * Check the index against the file where a part starts or ends: record
+ * rec's header line is just before its first base, and the line holding
+ * its base pos has the bases and line end the index says. An index of
+ * another version of the file is an error, never a wrong result.
+ * @return 0, or SG_ERR_INPUT with the message printed (naming samtools faidx)
+ */
+int sg_fai_check(const char *path, const sg_fai_t *idx, int64_t rec, uint64_t pos) __attribute__((warn_unused_result));
+
 /** The (uncompressed) offset of base pos (< len) of record r. */
 static inline uint64_t sg_fai_offset(const sg_fai_rec_t *r, uint64_t pos)
 {

@@ -212,25 +212,8 @@ static int try_map(sg_reader_t *r, const char *path)
     return 1;
 }
 
-/* The header line that ends just before offset at of the open file, in
- * buf (its bytes [from, at)): the record called name? */
-static int header_is(const char *buf, uint64_t from, uint64_t at, const char *name, int *found)
-{
-    *found = 0;
-    if (at == 0 || buf[at - 1 - from] != '\n') return 0;
-    uint64_t ls = at - 1;
-    while (ls > from && buf[ls - 1 - from] != '\n') ls--;
-    if (ls == from && from > 0) return 0; /* the window is too short: not found */
-    *found = 1;
-    const char *h = buf + (ls - from);
-    size_t n = strlen(name), line = at - 1 - ls;
-    return line > n && h[0] == '>' && !memcmp(h + 1, name, n) &&
-           (line == n + 1 || h[n + 1] == ' ' || h[n + 1] == '\t' || h[n + 1] == '\r');
-}
-
-/* The open file's part: where reading starts (the header before it checked
- * against the index: a stale one is an error, never a wrong result) and
- * stops. */
+/* The open file's part: where reading starts and stops (sg_fai_check has
+ * checked the index against the file). */
 static int open_part(sg_reader_t *r)
 {
     if (!r->has_part) return 0;
@@ -241,36 +224,18 @@ static int open_part(sg_reader_t *r)
         r->tail_due = p->tail_end > p->end;
     }
     if (r->cur != p->first) return 0;
-    int ok = 0, found = 0;
     if (r->map) {
-        ok = p->beg <= r->map_len && header_is(r->map, 0, p->rec_off, p->name, &found);
         r->map_pos = p->beg;
     } else {
         if (p->gzi[r->cur] && bgzf_index_load(r->fp, p->gzi[r->cur], NULL) < 0) {
             sg_error("cannot read '%s', the index of '%s'", p->gzi[r->cur], path);
             return SG_ERR_INPUT;
         }
-        char *buf = NULL;
-        const uint64_t at = p->rec_off;
-        for (uint64_t w = 256; !found && w <= (1 << 20); w *= 4) {
-            uint64_t from = at > w ? at - w : 0;
-            buf = sg_realloc(buf, at - from + 1);
-            if (bgzf_useek(r->fp, (off_t)from, SEEK_SET) < 0 || bgzf_read(r->fp, buf, at - from) != (ssize_t)(at - from))
-                break;
-            ok = header_is(buf, from, at, p->name, &found);
-            if (from == 0) break;
-        }
-        free(buf);
-        if (ok && bgzf_useek(r->fp, (off_t)p->beg, SEEK_SET) < 0) {
+        if (bgzf_useek(r->fp, (off_t)p->beg, SEEK_SET) < 0) {
             sg_error("cannot seek in '%s' to offset %llu", path, (unsigned long long)p->beg);
             return SG_ERR_INPUT;
         }
         r->upos = p->beg;
-    }
-    if (!ok) {
-        sg_error("'%s' does not match its index: no header '>%s' before offset %llu; make the index again "
-                 "(samtools faidx '%s')", path, p->name, (unsigned long long)p->rec_off, path);
-        return SG_ERR_INPUT;
     }
     r->fmt = SG_FMT_FASTA;
     r->started = 1;

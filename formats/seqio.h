@@ -36,14 +36,13 @@ int sg_input_rereadable(const char *path);
 sg_reader_t *sg_reader_new(char *const *paths, int n_paths, size_t block, int n_threads);
 
 /* A part of the inputs (find --part): the bytes from offset beg of input
- * `first` (a base of the record named name, whose first base is at rec_off)
- * to offset end of input `last`, then those up to tail_end as overlap only
- * (sg_chunk_t.tail). Inputs before first and after last are not read.
- * Offsets are uncompressed; a BGZF input seeks through its .gzi. */
+ * `first` (a base inside a record) to offset end of input `last`, then those
+ * up to tail_end as overlap only (sg_chunk_t.tail). Inputs before first and
+ * after last are not read. Offsets are uncompressed; a BGZF input seeks
+ * through its .gzi. */
 typedef struct {
     int first, last;
-    uint64_t beg, end, tail_end, rec_off;
-    const char *name;
+    uint64_t beg, end, tail_end;
     char *const *gzi; /* per input: its .gzi, or NULL for a plain file */
 } sg_reader_part_t;
 

@@ -403,7 +403,7 @@ int main_find(int argc, char **argv)
     if (o.part) {
         sg_reader_set_part(ctx.in.reader, &part.range);
         if (part.range.first < o.n_inputs)
-            sg_chunker_resume(&ctx.in.chunker, part.range.first, part.rid, part.file_rid0, part.range.name,
+            sg_chunker_resume(&ctx.in.chunker, part.range.first, part.rid, part.file_rid0, part.name,
                               (int64_t)part.rec_pos);
     }
 

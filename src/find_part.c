@@ -57,13 +57,18 @@ int sg_find_part_plan(char *const *paths, int n_paths, long part, long n_parts, 
     locate(p, p->end - 1, &p->range.last, &last_rec, &last_base);
     const sg_fai_rec_t *r0 = &p->fai[p->range.first].rec[rec], *r1 = &p->fai[p->range.last].rec[last_rec];
     p->range.beg = sg_fai_offset(r0, p->rec_pos);
-    p->range.rec_off = r0->off;
-    p->range.name = r0->name;
+    p->name = r0->name;
     p->range.end = sg_fai_offset(r1, last_base) + 1;
     /* the bases after the part that a hit starting in it may reach */
     uint64_t tail = r1->len - 1 - last_base < overlap ? r1->len - 1 - last_base : overlap;
     p->range.tail_end = tail ? sg_fai_offset(r1, last_base + tail) + 1 : p->range.end;
     for (int i = 0; i < p->range.first; i++) p->file_rid0 += p->fai[i].n;
     p->rid = p->file_rid0 + rec;
+    /* where the part starts and ends, the index must fit the file */
+    if (sg_fai_check(paths[p->range.first], &p->fai[p->range.first], rec, p->rec_pos) < 0 ||
+        sg_fai_check(paths[p->range.last], &p->fai[p->range.last], last_rec, last_base) < 0) {
+        sg_find_part_free(p);
+        return SG_ERR_INPUT;
+    }
     return 0;
 }

@@ -19,6 +19,7 @@ typedef struct {
     int n_inputs;
     sg_reader_part_t range; /* what the reader reads; range.first == n_inputs: nothing (an empty part) */
     int64_t rid, file_rid0; /* the record the part starts in (over all inputs, from 0), the first of its file */
+    const char *name;       /* its name */
     uint64_t rec_pos;       /* the base of that record where it starts */
     uint64_t beg, end, total; /* its bases [beg, end) of all the inputs' total */
 } sg_find_part_t;

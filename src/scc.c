@@ -148,11 +148,13 @@ static int open_solver(const scc_opts_t *o, const char *name, scc_run_t *run, ch
 }
 
 /* The k-mer table's share of --max-memory: the rest for the reads in
- * flight (a raw and a parsed block of each) and the run's other needs. */
+ * flight (a raw and a parsed block of each, and what the allocator keeps of
+ * them per thread) and the run's other needs. */
 static size_t table_memory(const scc_opts_t *o)
 {
-    size_t rest = (size_t)(2 * o->threads + 4) * 2 * READ_BLOCK + (64 << 20);
-    return o->max_memory > rest ? o->max_memory - rest : 0;
+    size_t rest = (size_t)(2 * o->threads + 4) * 2 * READ_BLOCK + (size_t)o->threads * (32 << 20) + (128 << 20);
+    /* a limit below what the rest takes bounds the table alone */
+    return o->max_memory > 2 * rest ? o->max_memory - rest : o->max_memory / 2;
 }
 
 static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)

@@ -33,6 +33,7 @@ typedef struct {
      * only the first half of the part and go on (the table says which part
      * it holds in the end) */
     size_t max_bytes;
+    uint64_t expect;              /* cpu: distinct k-mers expected, to size the table at once (0: unknown) */
 } sg_kmer_opts_t;
 
 /* Counted k-mers in k-mer order: what a part of a run hands on (scc

@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Bytes per distinct k-mer the cpu table may take while it grows: a slot
- * (the k-mer and a 32-bit count) at a load of 0.3, below the 0.35 it has
- * just after its partitions double; the passes are planned with it. */
-static double table_bytes_per_kmer(int k) { return ((k > 31 ? 16 : 8) + 4) / 0.3; }
+/* Bytes per distinct k-mer of a cpu table sized for them at once: a slot
+ * (the k-mer and a 32-bit count) at a load of 0.7, and a margin for the
+ * estimate; the passes are planned with it. */
+static double table_bytes_per_kmer(int k) { return ((k > 31 ? 16 : 8) + 4) / 0.6; }
 
 /* the most parts a bounded count cuts the k-mers into (as the table) */
 #define MAX_PARTS (1u << 24)
@@ -75,9 +75,11 @@ static uint32_t min_stored(const sg_graph_opts_t *o)
     return o->min_count > 0 ? (uint32_t)o->min_count : 2;
 }
 
-static int cpu_table(const sg_graph_opts_t *o, uint32_t part, uint32_t n, size_t max_bytes, sg_kmer_table_t **t)
+static int cpu_table(const sg_graph_opts_t *o, uint32_t part, uint32_t n, size_t max_bytes, uint64_t expect,
+                     sg_kmer_table_t **t)
 {
-    const sg_kmer_opts_t ko = {.k = o->k, .n_threads = o->n_threads, .part = part, .n_parts = n, .max_bytes = max_bytes};
+    const sg_kmer_opts_t ko = {.k = o->k, .n_threads = o->n_threads, .part = part, .n_parts = n,
+                               .max_bytes = max_bytes, .expect = expect};
     char err[256];
     int r = sg_kmer_table_cpu(&ko, t, err, sizeof err);
     if (r < 0) sg_error("%s", err);
@@ -88,7 +90,7 @@ int sg_counts_part(const sg_graph_opts_t *o, sg_reader_t *rd, uint32_t part, uin
                    const char *name, sg_part_summary_t *sum)
 {
     sg_kmer_table_t *t;
-    int r = cpu_table(o, part - 1, n_parts, 0, &t);
+    int r = cpu_table(o, part - 1, n_parts, 0, 0, &t);
     if (r < 0) {
         sg_reader_free(rd);
         return r;
@@ -238,7 +240,7 @@ static int spill(const sg_graph_opts_t *o, sg_kmer_table_t *t, sg_counts_set_t *
                  "folder with --tmp-dir", o->tmp_dir, strerror(errno));
         if (wfd >= 0) close(wfd);
         if (fd >= 0) close(fd);
-        return SG_ERR_SYSTEM;
+        return SG_ERR_INPUT;
     }
     char name[64];
     snprintf(name, sizeof name, "temporary k-mer counts (part %u/%u)", t->part + 1, t->n_parts);
@@ -301,7 +303,7 @@ int sg_count_bounded(const sg_graph_opts_t *o, sg_kmer_table_t *t, sg_reader_t *
             expect /= 2;
         }
         sg_kmer_table_t *pt;
-        if ((r = cpu_table(o, p.part, p.n, o->max_bytes, &pt)) < 0) break;
+        if ((r = cpu_table(o, p.part, p.n, o->max_bytes, (uint64_t)expect, &pt)) < 0) break;
         sg_progress_stage("counting k-mers", sg_input_stored_bytes(o->inputs, o->n_inputs));
         r = sg_count_reads(pt, sg_reader_new(o->inputs, o->n_inputs, o->read_block, o->n_threads), o->k,
                            o->n_threads);

@@ -72,7 +72,9 @@ static int load_kept(dbg_t *d)
 {
     d->table->free(d->table);
     d->table = NULL;
-    const sg_kmer_opts_t ko = {.k = d->o.k, .n_threads = d->o.n_threads};
+    uint64_t kept = 0; /* a table sized for them at once */
+    for (uint32_t c = d->threshold; c < HIST_BINS; c++) kept += d->hist[c];
+    const sg_kmer_opts_t ko = {.k = d->o.k, .n_threads = d->o.n_threads, .expect = kept};
     char err[256];
     int r = sg_kmer_table_cpu(&ko, &d->table, err, sizeof err);
     if (r < 0) {

@@ -45,9 +45,18 @@ typedef struct {
     pthread_mutex_t mu;
     kmer_t *key;
     uint32_t *count; /* 0: empty slot */
-    uint64_t cap;    /* a power of two */
+    uint64_t cap;    /* any size: a k-mer's first slot is home() */
     uint64_t size;
 } part_t;
+
+/* The first slot of a k-mer of hash h in a partition of cap slots: the low
+ * 32 bits scaled to cap (the top byte chose the partition; a hash part,
+ * bits 24-55, leaves these uniform), so that a partition grows by any
+ * factor, not only by doubling. */
+static inline uint64_t home(uint64_t h, uint64_t cap) { return (h & 0xffffffffu) * cap >> 32; }
+
+/* Slots for n k-mers at a load of at most 0.7. */
+static uint64_t cap_for(uint64_t n) { return n * 10 / 7 + 16; }
 
 /* Bytes of a slot. */
 #define SLOT (sizeof(kmer_t) + sizeof(uint32_t))
@@ -83,6 +92,10 @@ static void *slots_alloc(size_t bytes)
         sg_error("out of memory (mapping %zu bytes)", bytes);
         exit(SG_EXIT_SYSTEM);
     }
+    /* huge pages where the system gives them on request: each insertion
+     * lands on a random slot, and 4 kB pages would make most of them a TLB
+     * miss too */
+    if (bytes >= (2 << 20)) madvise(p, bytes, MADV_HUGEPAGE);
     return p;
 }
 
@@ -111,8 +124,8 @@ static void part_release(part_t *p)
 /* Add n to x's count (inserting it), partition locked. */
 static inline void part_add(part_t *p, kmer_t x, uint64_t h, uint32_t n)
 {
-    uint64_t mask = p->cap - 1, i = h & mask;
-    while (p->count[i] && p->key[i] != x) i = (i + 1) & mask;
+    uint64_t i = home(h, p->cap);
+    while (p->count[i] && p->key[i] != x) i = i + 1 == p->cap ? 0 : i + 1;
     if (!p->count[i]) {
         p->key[i] = x;
         p->size++;
@@ -140,34 +153,31 @@ static void part_rebuild(table_t *t, part_t *p, uint64_t cap, uint32_t min, uint
     p->size = q.size;
 }
 
-/* Slots for n k-mers: load at most 0.7 */
-static uint64_t cap_for(uint64_t n)
-{
-    uint64_t cap = 16;
-    while (n * 10 > cap * 7) cap *= 2;
-    return cap;
-}
 
 /* Slot of x in its partition, or UINT64_MAX. */
 static inline uint64_t part_find(const part_t *p, kmer_t x, uint64_t h)
 {
-    uint64_t mask = p->cap - 1, i = h & mask;
+    uint64_t i = home(h, p->cap);
     while (p->count[i]) {
         if (p->key[i] == x) return i;
-        i = (i + 1) & mask;
+        i = i + 1 == p->cap ? 0 : i + 1;
     }
     return UINT64_MAX;
 }
 
-static void new_parts(table_t *t)
+/* The partitions, sized for the k-mers expected (within the byte limit). */
+static void new_parts(table_t *t, uint64_t expect)
 {
     part_t *parts = sg_calloc(N_PART, sizeof *parts);
+    uint64_t cap = expect ? cap_for(expect / N_PART + expect / N_PART / 16) : 1024;
+    if (t->max_bytes && cap * SLOT * N_PART > t->max_bytes / 2) cap = t->max_bytes / 2 / SLOT / N_PART;
+    if (cap < 16) cap = 16;
     for (int i = 0; i < N_PART; i++) {
         pthread_mutex_init(&parts[i].mu, NULL);
-        part_init(&parts[i], 1024);
+        part_init(&parts[i], cap);
     }
     t->parts = parts;
-    t->bytes = (uint64_t)N_PART * 1024 * SLOT;
+    t->bytes = (uint64_t)N_PART * cap * SLOT;
 }
 
 static void free_parts(table_t *t)
@@ -235,8 +245,10 @@ static int flush(table_t *t, int p, kmer_t *keys, uint32_t *counts, int n)
         n = m;
     }
     if ((part->size + n) * 10 > part->cap * 7) {
-        uint64_t cap = part->cap;
-        while ((part->size + n) * 10 > cap * 7) cap *= 2;
+        /* doubling, but in small steps as the table nears its limit: fewer passes */
+        uint64_t cap = 2 * part->cap;
+        if (t->max_bytes && 2 * __atomic_load_n(&t->bytes, __ATOMIC_RELAXED) > t->max_bytes) cap = part->cap + part->cap / 4;
+        if (cap < cap_for(part->size + n)) cap = cap_for(part->size + n);
         /* the old slots and the new at once, while it is rebuilt */
         if (t->max_bytes && __atomic_load_n(&t->bytes, __ATOMIC_RELAXED) + cap * SLOT > t->max_bytes) {
             pthread_mutex_unlock(&part->mu);
@@ -245,15 +257,15 @@ static int flush(table_t *t, int p, kmer_t *keys, uint32_t *counts, int n)
         }
         part_rebuild(t, part, cap, 1, 0);
     }
-    const uint64_t mask = part->cap - 1;
+    const uint64_t cap = part->cap;
     for (int i = 0; i < n && i < PREFETCH; i++) {
-        __builtin_prefetch(&part->key[h[i] & mask], 1);
-        __builtin_prefetch(&part->count[h[i] & mask], 1);
+        __builtin_prefetch(&part->key[home(h[i], cap)], 1);
+        __builtin_prefetch(&part->count[home(h[i], cap)], 1);
     }
     for (int i = 0; i < n; i++) {
         if (i + PREFETCH < n) {
-            __builtin_prefetch(&part->key[h[i + PREFETCH] & mask], 1);
-            __builtin_prefetch(&part->count[h[i + PREFETCH] & mask], 1);
+            __builtin_prefetch(&part->key[home(h[i + PREFETCH], cap)], 1);
+            __builtin_prefetch(&part->count[home(h[i + PREFETCH], cap)], 1);
         }
         part_add(part, keys[i], h[i], counts ? counts[i] : 1);
     }
@@ -330,9 +342,7 @@ static void filter(table_t *t, uint32_t min)
         part_t *part = &t->parts[p];
         uint64_t keep = 0;
         for (uint64_t i = 0; i < part->cap; i++) keep += part->count[i] >= min;
-        uint64_t cap = 16;
-        while (cap < 2 * keep) cap *= 2;
-        part_rebuild(t, part, cap, min, 0);
+        part_rebuild(t, part, 2 * keep + 16, min, 0); /* a load of 0.5: most lookups of the unitigs miss */
     }
 }
 
@@ -430,8 +440,8 @@ static void *nb_worker(void *arg)
                 x[j] = kmer_canon(step(d, c, j & 3, j >> 2), d->k);
                 h[j] = kmer_hash(x[j]);
                 const part_t *q = &parts[h[j] >> 56];
-                __builtin_prefetch(&q->key[h[j] & (q->cap - 1)]);
-                __builtin_prefetch(&q->count[h[j] & (q->cap - 1)]);
+                __builtin_prefetch(&q->key[home(h[j], q->cap)]);
+                __builtin_prefetch(&q->count[home(h[j], q->cap)]);
             }
             uint8_t bits = 0;
             for (int j = 0; j < 8; j++)
@@ -847,7 +857,7 @@ int TABLE_CTOR(const sg_kmer_opts_t *o, sg_kmer_table_t **out)
     t->n_threads = o->n_threads > 0 ? o->n_threads : 1;
     t->range = o->n_parts > 1 ? (uint64_t)o->n_parts << 32 | o->part : 0;
     t->max_bytes = o->max_bytes;
-    new_parts(t);
+    new_parts(t, o->expect);
     sg_kmer_table_t *kt = sg_calloc(1, sizeof *kt);
     kt->name = "cpu";
     kt->add = kt_add;
