@@ -44,21 +44,10 @@ static void set_threshold(dbg_t *d)
 
 /* The k-mers of counts files, or of the reads (in parts when the table
  * narrowed): d->set, or the table, has their histogram and totals. */
-static double t_bloom0;
 static int count(dbg_t *d, sg_reader_t *rd)
 {
-    t_bloom0 = sg_realtime();
     sg_kmer_table_t *t = d->table;
     if (d->o.n_counts) return sg_counts_open_set(d->o.counts, d->o.n_counts, d->o.k_given, d->o.k, &d->set);
-    if (getenv("SEQGPU_BLOOM_MB")) { /* EXPERIMENT: a Bloom pass, then an exact one (k <= 31) */
-        void sg_kmer_bloom2_64(sg_kmer_table_t *), sg_kmer_bloom_end64(sg_kmer_table_t *);
-        int r = sg_count_reads(t, rd, d->o.k, d->o.n_threads);
-        sg_info("bloom pass: %.1f s, peak RSS %.1f MB", sg_realtime() - t_bloom0, sg_peak_rss() / 1048576.0);
-        sg_kmer_bloom2_64(t);
-        if (r == 0) r = sg_count_reads(t, sg_reader_new(d->o.inputs, d->o.n_inputs, d->o.read_block, d->o.n_threads), d->o.k, d->o.n_threads);
-        sg_kmer_bloom_end64(t);
-        return r;
-    }
     if (d->o.max_bytes && t->take) return sg_count_bounded(&d->o, t, rd, &d->set);
     return sg_count_reads(t, rd, d->o.k, d->o.n_threads);
 }

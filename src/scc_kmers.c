@@ -26,8 +26,6 @@ typedef uint64_t kmer_t;
 #define kmer_prev sg_kmer64_prev
 #define kmer_roll sg_kmer64_roll
 #define TABLE_CTOR sg_kmer_table_cpu64
-#define TABLE_BLOOM2 sg_kmer_bloom2_64
-#define TABLE_BLOOM_END sg_kmer_bloom_end64
 #elif SG_KMER_BITS == 128
 typedef sg_kmer128_t kmer_t;
 #define kmer_hash sg_kmer128_hash
@@ -37,8 +35,6 @@ typedef sg_kmer128_t kmer_t;
 #define kmer_prev sg_kmer128_prev
 #define kmer_roll sg_kmer128_roll
 #define TABLE_CTOR sg_kmer_table_cpu128
-#define TABLE_BLOOM2 sg_kmer_bloom2_128
-#define TABLE_BLOOM_END sg_kmer_bloom_end128
 #else
 #error "build with SG_KMER_BITS 64 or 128"
 #endif
@@ -77,10 +73,6 @@ typedef struct {
     uint64_t range;
     size_t max_bytes;    /* 0: no limit */
     uint64_t bytes;      /* slots' bytes of all partitions (atomic) */
-    /* EXPERIMENT (SEQGPU_BLOOM_MB): a Bloom filter keeps the k-mers seen once out of the
-     * table in pass 1; pass 2 counts the table's k-mers exactly */
-    uint64_t *bloom, bloom_words, outside;
-    int phase;
 } table_t;
 
 static inline int in_range(uint64_t range, uint64_t h)
@@ -92,7 +84,7 @@ static inline int in_range(uint64_t range, uint64_t h)
 /* A partition's slots are memory mapped for it alone (zeroed, and given
  * back to the system when it is rebuilt or freed): the allocator's arena
  * would keep the smaller arrays of every doubling, and the process would
- * hold more than the table. The compaction's arrays over all slots too. */
+ * hold more than the table. */
 static void *slots_alloc(size_t bytes)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -301,20 +293,9 @@ static int add_chunk(table_t *t, const sg_chunk_t *c)
         if (start >= c->len) break;
         kmer_t x = fwd < rev ? fwd : rev;
         uint64_t h = kmer_hash(x);
-        int p = (int)(h >> 56);
-        if (t->phase == 2) {
-            uint64_t slot = part_find(&t->parts[p], x, h);
-            if (slot != UINT64_MAX) __atomic_add_fetch(&t->parts[p].count[slot], 1, __ATOMIC_RELAXED);
-            continue;
-        }
         added++;
         if (!in_range(range, h)) continue;
-        if (t->bloom) {
-            uint64_t g = sg_mix64(h ^ 0x9e3779b97f4a7c15ull), w = (g & 0xffffffffu) * t->bloom_words >> 32;
-            uint64_t m = 1ull << (g >> 32 & 63) | 1ull << (g >> 38 & 63) | 1ull << (g >> 44 & 63);
-            uint64_t old = __atomic_fetch_or(&t->bloom[w], m, __ATOMIC_RELAXED);
-            if ((old & m) != m) continue;
-        }
+        int p = (int)(h >> 56);
         buf[p * FLUSH + fill[p]++] = x;
         if (fill[p] == FLUSH) {
             r = flush(t, p, buf + p * FLUSH, NULL, FLUSH);
@@ -514,9 +495,9 @@ static void unitigs(table_t *t, int n_threads, sg_graph_t *g)
         d.n_kept += t->parts[p].size;
     }
     d.base[N_PART] = slots;
-    d.uid = slots_alloc((slots + 1) * sizeof *d.uid);
+    d.uid = sg_malloc((slots + 1) * sizeof *d.uid);
     for (uint64_t i = 0; i < slots; i++) d.uid[i] = NO_UNITIG;
-    d.nb = slots_alloc(slots + 1);
+    d.nb = sg_calloc(slots + 1, 1);
     if (n_threads < 1) n_threads = 1;
     pthread_t *tid = sg_malloc(n_threads * sizeof *tid);
     nb_job_t *jobs = sg_malloc(n_threads * sizeof *jobs);
@@ -703,8 +684,8 @@ static void unitigs(table_t *t, int n_threads, sg_graph_t *g)
     free(last);
     free(new_id);
     free(d.base);
-    munmap(d.uid, (slots + 1) * sizeof *d.uid);
-    munmap(d.nb, slots + 1);
+    free(d.uid);
+    free(d.nb);
 }
 
 
@@ -729,31 +710,7 @@ static int kt_finish(sg_kmer_table_t *kt)
     return 0;
 }
 
-static uint64_t kt_distinct(const sg_kmer_table_t *kt) { return distinct(kt->priv) + ((table_t *)kt->priv)->outside; }
-
-/* EXPERIMENT: after pass 1, the table's k-mers at 1 (present), counted again in pass 2 */
-void TABLE_BLOOM2(sg_kmer_table_t *kt)
-{
-    table_t *t = kt->priv;
-    for (int p = 0; p < N_PART; p++)
-        for (uint64_t i = 0; i < t->parts[p].cap; i++)
-            if (t->parts[p].count[i]) t->parts[p].count[i] = 1;
-    munmap(t->bloom, t->bloom_words * 8);
-    t->bloom = NULL;
-    t->phase = 2;
-}
-
-/* EXPERIMENT: after pass 2: exact counts; the k-mers outside the table were seen once */
-void TABLE_BLOOM_END(sg_kmer_table_t *kt)
-{
-    table_t *t = kt->priv;
-    uint64_t sum = 0;
-    for (int p = 0; p < N_PART; p++)
-        for (uint64_t i = 0; i < t->parts[p].cap; i++)
-            if (t->parts[p].count[i]) sum += --t->parts[p].count[i];
-    t->outside = t->total - sum;
-    t->phase = 0;
-}
+static uint64_t kt_distinct(const sg_kmer_table_t *kt) { return distinct(kt->priv); }
 
 /* k-mers counted: of a part, those of its k-mers (the others were read too,
  * some counted before the part narrowed) */
@@ -766,7 +723,6 @@ static uint64_t kt_total(const sg_kmer_table_t *kt)
 static int kt_histogram(sg_kmer_table_t *kt, uint64_t *hist, int n)
 {
     histogram(kt->priv, hist, n);
-    hist[1] += ((table_t *)kt->priv)->outside;
     return 0;
 }
 
@@ -902,12 +858,6 @@ int TABLE_CTOR(const sg_kmer_opts_t *o, sg_kmer_table_t **out)
     t->range = o->n_parts > 1 ? (uint64_t)o->n_parts << 32 | o->part : 0;
     t->max_bytes = o->max_bytes;
     new_parts(t, o->expect);
-    const char *bl = getenv("SEQGPU_BLOOM_MB");
-    if (bl && o->n_parts <= 1) {
-        t->bloom_words = (uint64_t)atol(bl) << 17;
-        t->bloom = slots_alloc(t->bloom_words * 8);
-        t->phase = 1;
-    }
     sg_kmer_table_t *kt = sg_calloc(1, sizeof *kt);
     kt->name = "cpu";
     kt->add = kt_add;
