@@ -84,7 +84,7 @@ static inline int in_range(uint64_t range, uint64_t h)
 /* A partition's slots are memory mapped for it alone (zeroed, and given
  * back to the system when it is rebuilt or freed): the allocator's arena
  * would keep the smaller arrays of every doubling, and the process would
- * hold more than the table. */
+ * hold more than the table. The compaction's arrays over all slots too. */
 static void *slots_alloc(size_t bytes)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -190,6 +190,55 @@ static void free_parts(table_t *t)
     free(parts);
 }
 
+typedef struct {
+    void (*fn)(void *arg, int p);
+    void *arg;
+    int first, stride;
+} parts_job_t;
+
+static void *parts_worker(void *arg)
+{
+    parts_job_t *job = arg;
+    for (int p = job->first; p < N_PART; p += job->stride) job->fn(job->arg, p);
+    return NULL;
+}
+
+/* fn(arg, p) for every partition p, shared out among n_threads threads. */
+static void for_each_part(int n_threads, void (*fn)(void *arg, int p), void *arg)
+{
+    if (n_threads < 1) n_threads = 1;
+    pthread_t *tid = sg_malloc(n_threads * sizeof *tid);
+    parts_job_t *jobs = sg_malloc(n_threads * sizeof *jobs);
+    uint8_t *running = sg_calloc(n_threads, 1);
+    for (int i = 0; i < n_threads; i++) {
+        jobs[i] = (parts_job_t){fn, arg, i, n_threads};
+        if (i) running[i] = pthread_create(&tid[i], NULL, parts_worker, &jobs[i]) == 0;
+    }
+    parts_worker(&jobs[0]);
+    for (int i = 1; i < n_threads; i++) { /* a thread that did not start: its share here */
+        if (running[i]) pthread_join(tid[i], NULL);
+        else parts_worker(&jobs[i]);
+    }
+    free(running);
+    free(tid);
+    free(jobs);
+}
+
+typedef struct {
+    table_t *t;
+    uint64_t half;
+} narrow_job_t;
+
+/* Partition p without the k-mers the narrowing to `half` drops. */
+static void narrow_part(void *arg, int p)
+{
+    narrow_job_t *job = arg;
+    part_t *part = &job->t->parts[p];
+    uint64_t keep = 0;
+    for (uint64_t i = 0; i < part->cap; i++) keep += part->count[i] && in_range(job->half, kmer_hash(part->key[i]));
+    part_rebuild(job->t, part, cap_for(keep), 1, job->half);
+}
+
 /* Keep the first half of the hash part held, drop the k-mers of the second,
  * unless another thread did so since range was read. Called with no
  * partition locked; takes them all, in order (a thread holds at most one
@@ -204,14 +253,10 @@ static int narrow(table_t *t, uint64_t range)
     } else if (n >= MAX_PARTS / 2) {
         r = SG_ERR_SYSTEM;
     } else {
-        uint64_t half = (uint64_t)(2 * (n ? n : 1)) << 32 | 2 * (uint32_t)range;
-        for (int p = 0; p < N_PART; p++) {
-            part_t *part = &t->parts[p];
-            uint64_t keep = 0;
-            for (uint64_t i = 0; i < part->cap; i++) keep += part->count[i] && in_range(half, kmer_hash(part->key[i]));
-            part_rebuild(t, part, cap_for(keep), 1, half);
-        }
-        __atomic_store_n(&t->range, half, __ATOMIC_RELAXED);
+        /* the other threads wait on the locks: the rebuild takes their cores */
+        narrow_job_t job = {t, (uint64_t)(2 * (n ? n : 1)) << 32 | 2 * (uint32_t)range};
+        for_each_part(t->n_threads, narrow_part, &job);
+        __atomic_store_n(&t->range, job.half, __ATOMIC_RELAXED);
     }
     for (int p = N_PART - 1; p >= 0; p--) pthread_mutex_unlock(&t->parts[p].mu);
     return r;
@@ -417,39 +462,30 @@ static int only_next(const dbg_t *d, kmer_t s, uint64_t slot, int rev, int pred,
     return 1;
 }
 
-typedef struct {
-    dbg_t *d;
-    int first, stride;
-} nb_job_t;
-
-/* The neighbour bits of every kept k-mer: 8 lookups each, partitions shared
- * out among threads. The 8 lookups land in random places of a table much
- * larger than the caches, so all 8 are prefetched before any is probed. */
-static void *nb_worker(void *arg)
+/* The neighbour bits of every kept k-mer of partition p: 8 lookups each.
+ * The 8 lookups land in random places of a table much larger than the
+ * caches, so all 8 are prefetched before any is probed. */
+static void nb_part(void *arg, int p)
 {
-    nb_job_t *job = arg;
-    dbg_t *d = job->d;
+    dbg_t *d = arg;
     const part_t *parts = d->t->parts;
-    for (int p = job->first; p < N_PART; p += job->stride) {
-        const part_t *part = &parts[p];
-        for (uint64_t i = 0; i < part->cap; i++) {
-            if (!part->count[i]) continue;
-            kmer_t c = part->key[i], x[8];
-            uint64_t h[8];
-            for (int j = 0; j < 8; j++) {
-                x[j] = kmer_canon(step(d, c, j & 3, j >> 2), d->k);
-                h[j] = kmer_hash(x[j]);
-                const part_t *q = &parts[h[j] >> 56];
-                __builtin_prefetch(&q->key[home(h[j], q->cap)]);
-                __builtin_prefetch(&q->count[home(h[j], q->cap)]);
-            }
-            uint8_t bits = 0;
-            for (int j = 0; j < 8; j++)
-                if (part_find(&parts[h[j] >> 56], x[j], h[j]) != UINT64_MAX) bits |= (uint8_t)(1 << j);
-            d->nb[d->base[p] + i] = bits;
+    const part_t *part = &parts[p];
+    for (uint64_t i = 0; i < part->cap; i++) {
+        if (!part->count[i]) continue;
+        kmer_t c = part->key[i], x[8];
+        uint64_t h[8];
+        for (int j = 0; j < 8; j++) {
+            x[j] = kmer_canon(step(d, c, j & 3, j >> 2), d->k);
+            h[j] = kmer_hash(x[j]);
+            const part_t *q = &parts[h[j] >> 56];
+            __builtin_prefetch(&q->key[home(h[j], q->cap)]);
+            __builtin_prefetch(&q->count[home(h[j], q->cap)]);
         }
+        uint8_t bits = 0;
+        for (int j = 0; j < 8; j++)
+            if (part_find(&parts[h[j] >> 56], x[j], h[j]) != UINT64_MAX) bits |= (uint8_t)(1 << j);
+        d->nb[d->base[p] + i] = bits;
     }
-    return NULL;
 }
 
 /* A unitig as the walk found it (its sequence at off in the walk's buffer),
@@ -495,25 +531,10 @@ static void unitigs(table_t *t, int n_threads, sg_graph_t *g)
         d.n_kept += t->parts[p].size;
     }
     d.base[N_PART] = slots;
-    d.uid = sg_malloc((slots + 1) * sizeof *d.uid);
+    d.uid = slots_alloc((slots + 1) * sizeof *d.uid);
     for (uint64_t i = 0; i < slots; i++) d.uid[i] = NO_UNITIG;
-    d.nb = sg_calloc(slots + 1, 1);
-    if (n_threads < 1) n_threads = 1;
-    pthread_t *tid = sg_malloc(n_threads * sizeof *tid);
-    nb_job_t *jobs = sg_malloc(n_threads * sizeof *jobs);
-    uint8_t *running = sg_calloc(n_threads, 1);
-    for (int i = 0; i < n_threads; i++) {
-        jobs[i] = (nb_job_t){&d, i, n_threads};
-        if (i) running[i] = pthread_create(&tid[i], NULL, nb_worker, &jobs[i]) == 0;
-    }
-    nb_worker(&jobs[0]);
-    for (int i = 1; i < n_threads; i++) { /* a thread that did not start: its share here */
-        if (running[i]) pthread_join(tid[i], NULL);
-        else nb_worker(&jobs[i]);
-    }
-    free(running);
-    free(tid);
-    free(jobs);
+    d.nb = slots_alloc(slots + 1);
+    for_each_part(n_threads, nb_part, &d);
 
     /* each unitig as the walk finds it: where its sequence is, its first and
      * last k-mers as they read along it, and for a cycle, where its smallest
@@ -684,8 +705,8 @@ static void unitigs(table_t *t, int n_threads, sg_graph_t *g)
     free(last);
     free(new_id);
     free(d.base);
-    free(d.uid);
-    free(d.nb);
+    munmap(d.uid, (slots + 1) * sizeof *d.uid);
+    munmap(d.nb, slots + 1);
 }
 
 
