@@ -58,10 +58,12 @@ endif
 
 # shared by both commands; find's; scc's (the file names say which)
 SHARED_SRC := src/log.c src/progress.c src/cli.c src/pipeline.c src/chunk.c src/input.c src/backend.c \
-              formats/seqio.c formats/outfile.c formats/json.c
+              formats/seqio.c formats/outfile.c formats/json.c formats/svg.c \
+              formats/multiqc.c
 FIND_SRC   := src/find_motif.c src/find_casoff.c src/find_hits.c src/find_kernels.c src/find_mismatch.c \
               src/find_cpu.c src/find_part.c formats/output.c formats/fai.c
-SCC_SRC    := src/scc_coverage.c src/scc_counts.c src/scc_dbg.c src/scc_graph.c src/scc_tarjan.c src/scc_repeats.c formats/gfa.c formats/counts.c
+SCC_SRC    := src/scc_coverage.c src/scc_counts.c src/scc_dbg.c src/scc_graph.c src/scc_tarjan.c src/scc_repeats.c src/scc_pictures.c \
+              formats/gfa.c formats/counts.c
 CORE_SRC := $(SHARED_SRC) $(FIND_SRC) $(SCC_SRC) $(CUDA_C_SRC) $(OPENCL_C_SRC)
 # the cpu k-mer table, compiled once per key width (64 and 128 bits)
 SCC_KMERS_OBJ := $(BUILD)/src/scc_kmers64.o $(BUILD)/src/scc_kmers128.o

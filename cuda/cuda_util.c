@@ -19,14 +19,33 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int selected[MAX_SELECTED], n_selected = -1;
 static int user_visible; /* CUDA_VISIBLE_DEVICES was set before: indices are into it */
 
+/* Devices CUDA_VISIBLE_DEVICES leaves of n: the leading entries that name a
+ * device (an index below n, or a GPU-/MIG- id); the runtime ignores the
+ * rest from the first that does not. */
+static int visible_of(int n)
+{
+    const char *v = getenv("CUDA_VISIBLE_DEVICES");
+    if (!v) return n;
+    int count = 0;
+    for (const char *t = v; *t;) {
+        size_t len = strcspn(t, ",");
+        int ok = !strncmp(t, "GPU-", 4) || !strncmp(t, "MIG-", 4);
+        if (!ok && len > 0 && len == strspn(t, "0123456789")) ok = n < 0 || atoi(t) < n;
+        if (!ok) break;
+        count++;
+        t += len + (t[len] == ',');
+    }
+    return n < 0 && count ? -1 : count;
+}
+
 int sg_cuda_gpus_present(void)
 {
     DIR *d = opendir("/proc/driver/nvidia/gpus");
-    if (!d) return access("/dev/nvidiactl", F_OK) == 0 ? -1 : 0;
+    if (!d) return access("/dev/nvidiactl", F_OK) == 0 ? visible_of(-1) : 0;
     int n = 0;
     for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
     closedir(d);
-    return n;
+    return visible_of(n);
 }
 
 int sg_cuda_select(const int *ids, int n, char *err, size_t errsz)
@@ -41,7 +60,7 @@ int sg_cuda_select(const int *ids, int n, char *err, size_t errsz)
         int n_tok = 0;
         for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && n_tok < MAX_SELECTED; t = strtok_r(NULL, ",", &save))
             tok[n_tok++] = t;
-        char list[MAX_SELECTED * 48] = "";
+        char list[MAX_SELECTED * 96] = ""; /* room for every entry in full */
         size_t at = 0;
         for (int i = 0; i < n && i < MAX_SELECTED && r == 0; i++) {
             if (old && ids[i] >= n_tok) {
@@ -49,7 +68,7 @@ int sg_cuda_select(const int *ids, int n, char *err, size_t errsz)
                 r = SG_ERR_DEVICE;
                 break;
             }
-            if (old) at += snprintf(list + at, sizeof list - at, "%s%.40s", i ? "," : "", tok[ids[i]]);
+            if (old) at += snprintf(list + at, sizeof list - at, "%s%.90s", i ? "," : "", tok[ids[i]]);
             else at += snprintf(list + at, sizeof list - at, "%s%d", i ? "," : "", ids[i]);
             selected[i] = ids[i];
         }

@@ -251,10 +251,10 @@ __global__ void __launch_bounds__(kThreads) k_mm32(const sg_dscan_t a)
                         if (set >> b & 1) in |= plane_bits(plane[b], wd, pos);
                     pass &= in;
                 }
-                const uint32_t keep = G.len >= 32 ? ~0u : (1u << G.len) - 1;
+                const uint32_t span = G.len >= 32 ? ~0u : (1u << G.len) - 1;
                 for (uint32_t b = pass; b; b &= b - 1) { // no window spans a separator
                     const uint32_t k = __ffs(b) - 1;
-                    if (plane_bits(plane[4], wd, k) & keep) pass &= ~(1u << k);
+                    if (plane_bits(plane[4], wd, k) & span) pass &= ~(1u << k);
                 }
             }
             // where this thread's windows go in the block's list: an exclusive prefix sum

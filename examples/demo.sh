@@ -29,6 +29,7 @@ $SEQGPU scc -p "$out/tandem" examples/tandem_reads.fq.gz
 cut -f1-7 "$out/tandem.repeats.tsv"
 echo "units ($out/tandem.units.fa):"
 grep -v '^>' "$out/tandem.units.fa" | cut -c1-70
+echo "pictures: $out/tandem.spectrum.svg (the k-mer spectrum), $out/tandem.repeats.svg (a panel per repeat)"
 
 echo
 echo "== seqgpu scc on real reads (lambda phage, 2,000 reads): a genome without repeats gives none"

@@ -1,10 +1,6 @@
 #include "json.h"
 
-#include <stddef.h>
-
-/* Bytes of the well-formed UTF-8 character at p (RFC 3629: no overlong
- * forms, no surrogates, nothing past U+10FFFF), or 0. */
-static size_t utf8_char(const unsigned char *p)
+size_t sg_utf8_char(const unsigned char *p)
 {
     unsigned char c = p[0], lo = 0x80, hi = 0xbf;
     size_t n;
@@ -23,7 +19,7 @@ void sg_json_str(FILE *fp, const char *s)
 {
     fputc('"', fp);
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_char(p);
+        size_t n = sg_utf8_char(p);
         if (n == 0) /* a byte that is not UTF-8 (a file name may hold any): Python's surrogateescape,
                      * which os.fsencode() turns back into the byte */
             fprintf(fp, "\\udc%02x", *p), n = 1;

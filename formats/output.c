@@ -35,7 +35,8 @@ void sg_formatter_free(sg_formatter_t *f)
 void sg_chunk_text_free(sg_chunk_text_t *o)
 {
     free(o->text.s);
-    free(o->per_motif);
+    free(o->per_pat);
+    free(o->first_recs);
     free(o->head);
     free(o->tail);
     memset(o, 0, sizeof *o);
@@ -96,7 +97,9 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
 {
     const sg_motif_set_t *ms = f->ms;
     kstring_t *s = &o->text;
-    o->per_motif = sg_calloc(ms->n_motif, sizeof *o->per_motif);
+    o->per_pat = sg_calloc(ms->n_pat, sizeof *o->per_pat);
+    if (c->n_seg && c->seg[0].rid < SG_SUMMARY_RECORDS)
+        o->first_recs = sg_calloc((size_t)c->n_seg * ms->n_motif, sizeof *o->first_recs);
     uint64_t *cnt = f->fmt == SG_OUT_COUNT ? sg_calloc(ms->n_motif, sizeof *cnt) : NULL;
     size_t k = 0;
     for (int i = 0; i < c->n_seg; i++) {
@@ -105,13 +108,15 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
         size_t name_len = strlen(name);
         uint64_t end = g->off + g->len;
         if (cnt) memset(cnt, 0, ms->n_motif * sizeof *cnt);
+        uint64_t *rec = g->rid < SG_SUMMARY_RECORDS ? o->first_recs + (size_t)i * ms->n_motif : NULL;
         for (; k < h->n && sg_hit_pos(h->a[k]) < end; k++) {
             uint64_t pos = sg_hit_pos(h->a[k]);
             const sg_pattern_t *p = &ms->pat[f->rank_pat[sg_hit_rank(h->a[k])]];
             const sg_motif_t *m = &ms->motif[p->motif];
             const char *t = c->seq + pos;
             uint64_t start = g->rec_off + (pos - g->off);
-            o->per_motif[p->motif]++;
+            o->per_pat[p - ms->pat]++;
+            if (rec) rec[p->motif]++;
             if (cnt) {
                 cnt[p->motif]++;
                 continue;
@@ -119,8 +124,9 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
             int mm = ms->approx ? mismatches(f, p, t) : 0;
             reserve(s, 2 * (name_len + strlen(m->name) + strlen(m->window) + (m->id ? strlen(m->id) : 0) + p->len + 80));
             if (f->fmt == SG_OUT_CASOFFINDER) {
-                /* Cas-OFFinder gives both strands of a palindromic window */
+                /* Cas-OFFinder gives both strands of a palindromic window (of those searched) */
                 for (int minus = p->strand == '-'; minus <= (p->strand != '+'); minus++) {
+                    if (p->strand == '.' && !(ms->strands & (minus ? SG_STRAND_REV : SG_STRAND_FWD))) continue;
                     kputs(m->query, s);
                     kputc('\t', s);
                     kputsn(name, name_len, s);
@@ -196,14 +202,19 @@ static int write_all(sg_writer_t *w, const char *s, size_t n)
     return 0;
 }
 
-int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, int header)
+int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, int header, int n_files)
 {
+    const int nm = f->ms->n_motif;
     memset(w, 0, sizeof *w);
     w->f = f;
     w->out = out;
+    w->n_files = n_files;
     setvbuf(out->fp, NULL, _IOFBF, 1 << 20);
-    w->acc = sg_calloc(f->ms->n_motif, sizeof *w->acc);
-    w->total = sg_calloc(f->ms->n_motif, sizeof *w->total);
+    w->acc = sg_calloc(nm, sizeof *w->acc);
+    w->total = sg_calloc(nm, sizeof *w->total);
+    w->total_pat = sg_calloc(f->ms->n_pat + 1, sizeof *w->total_pat);
+    w->file_total = sg_calloc((size_t)n_files * nm + 1, sizeof *w->file_total);
+    w->rec_total = sg_calloc((size_t)SG_SUMMARY_RECORDS * nm, sizeof *w->rec_total);
     const char *head = !header                ? ""
                        : f->fmt == SG_OUT_COUNT ? "seqID\tpatternName\thits\n"
                        : f->fmt != SG_OUT_TSV   ? ""
@@ -215,7 +226,16 @@ int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, i
 int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o)
 {
     const sg_motif_set_t *ms = w->f->ms;
-    for (int m = 0; m < ms->n_motif; m++) w->total[m] += o->per_motif[m];
+    for (int p = 0; p < ms->n_pat; p++) {
+        w->total_pat[p] += o->per_pat[p];
+        w->total[ms->pat[p].motif] += o->per_pat[p];
+        w->file_total[(size_t)c->file * ms->n_motif + ms->pat[p].motif] += o->per_pat[p];
+    }
+    for (int i = 0; o->first_recs && i < c->n_seg && c->seg[i].rid < SG_SUMMARY_RECORDS; i++) {
+        int64_t rid = c->seg[i].rid;
+        for (int m = 0; m < ms->n_motif; m++) w->rec_total[rid * ms->n_motif + m] += o->first_recs[(size_t)i * ms->n_motif + m];
+        if (!w->rec_name[rid]) w->rec_name[rid] = sg_strdup(sg_chunk_name(c, &c->seg[i]));
+    }
     if (o->head) {
         for (int m = 0; m < ms->n_motif; m++) w->acc[m] += o->head[m];
         if (c->seg[0].last) {
@@ -240,6 +260,64 @@ void sg_writer_free(sg_writer_t *w)
     free(w->acc);
     free(w->acc_name);
     free(w->total);
-    w->acc = w->total = NULL;
-    w->acc_name = NULL;
+    free(w->total_pat);
+    free(w->file_total);
+    free(w->rec_total);
+    for (int i = 0; i < SG_SUMMARY_RECORDS; i++) free(w->rec_name[i]);
+    memset(w, 0, sizeof *w);
+}
+
+/* Most motifs given a column of their own in the table of records. */
+#define SUMMARY_COLUMNS 8
+
+static int num_width(uint64_t x)
+{
+    int n = 1;
+    while (x >= 10) x /= 10, n++;
+    return n;
+}
+
+void sg_writer_summary(const sg_writer_t *w, int64_t n_records, FILE *fp)
+{
+    const sg_motif_set_t *ms = w->f->ms;
+    uint64_t all = 0;
+    int wname = (int)strlen("motif"), whits = (int)strlen("hits");
+    for (int m = 0; m < ms->n_motif; m++) {
+        all += w->total[m];
+        if ((int)strlen(ms->motif[m].name) > wname) wname = (int)strlen(ms->motif[m].name);
+    }
+    if (num_width(all) > whits) whits = num_width(all);
+    fprintf(fp, "%-*s  strand  %*s\n", wname, "motif", whits, "hits");
+    for (int m = 0; m < ms->n_motif; m++)
+        for (int p = 0; p < ms->n_pat; p++)
+            if (ms->pat[p].motif == m)
+                fprintf(fp, "%-*s  %-6c  %*llu\n", wname, ms->motif[m].name, ms->pat[p].strand, whits,
+                        (unsigned long long)w->total_pat[p]);
+    fprintf(fp, "%-*s  %-6s  %*llu\n", wname, "all", "", whits, (unsigned long long)all);
+    if (n_records > SG_SUMMARY_RECORDS) {
+        fprintf(fp, "(%lld records: more than %d, so no table of records; -F count has one)\n", (long long)n_records,
+                SG_SUMMARY_RECORDS);
+        return;
+    }
+    /* records: a column per motif when there are few, and their sum */
+    int cols = ms->n_motif <= SUMMARY_COLUMNS ? ms->n_motif : 0, wrec = (int)strlen("record");
+    for (int64_t r = 0; r < n_records; r++)
+        if (w->rec_name[r] && (int)strlen(w->rec_name[r]) > wrec) wrec = (int)strlen(w->rec_name[r]);
+    fprintf(fp, "\n%-*s", wrec, "record");
+    for (int m = 0; m < cols; m++) {
+        int wm = (int)strlen(ms->motif[m].name) > whits ? (int)strlen(ms->motif[m].name) : whits;
+        fprintf(fp, "  %*s", wm, ms->motif[m].name);
+    }
+    fprintf(fp, "  %*s\n", whits, "all");
+    for (int64_t r = 0; r < n_records; r++) {
+        uint64_t sum = 0;
+        fprintf(fp, "%-*s", wrec, w->rec_name[r] ? w->rec_name[r] : "");
+        for (int m = 0; m < ms->n_motif; m++) {
+            uint64_t x = w->rec_total[r * ms->n_motif + m];
+            int wm = (int)strlen(ms->motif[m].name) > whits ? (int)strlen(ms->motif[m].name) : whits;
+            if (m < cols) fprintf(fp, "  %*llu", wm, (unsigned long long)x);
+            sum += x;
+        }
+        fprintf(fp, "  %*llu\n", whits, (unsigned long long)sum);
+    }
 }

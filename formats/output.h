@@ -28,10 +28,17 @@ typedef struct {
     uint8_t enc[256];   /* base set of each text byte (sg_encode_table), to count mismatches */
 } sg_formatter_t;
 
+/* Records whose hits the writer keeps one by one, for find --summary: a
+ * few chromosomes or plasmids, not a read set. */
+#define SG_SUMMARY_RECORDS 20
+
 /* One chunk, formatted. */
 typedef struct {
     kstring_t text;
-    uint64_t *per_motif; /* hits of each motif in the chunk */
+    uint64_t *per_pat;    /* hits of each pattern (motif and strand) in the chunk */
+    /* hits of each motif in each piece of the chunk (n_seg x n_motif), when
+     * a piece belongs to one of the first SG_SUMMARY_RECORDS records; else NULL */
+    uint64_t *first_recs;
     /* count format: counts of a first piece that continues a record, and of a
      * last piece whose record goes on; the writer adds them up across chunks */
     uint64_t *head, *tail;
@@ -49,16 +56,29 @@ typedef struct {
     const sg_formatter_t *f;
     uint64_t *acc;        /* count format: the record that spans chunks */
     char *acc_name;
-    uint64_t *total;      /* hits per motif so far */
+    /* hits so far: of each motif, of each pattern, of each motif in each
+     * input file (file * n_motif + motif), and of each motif in each of the
+     * first SG_SUMMARY_RECORDS records (record * n_motif + motif) */
+    uint64_t *total, *total_pat, *file_total, *rec_total;
+    char *rec_name[SG_SUMMARY_RECORDS];
+    int n_files;
 } sg_writer_t;
 
 /** Start writing to an open output (its owner closes it): the header line,
- * if the format has one and header is 1 (not for parts after the first). */
-int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, int header)
+ * if the format has one and header is 1 (not for parts after the first); the hits
+ * of n_files input files are tallied. */
+int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, int header, int n_files)
     __attribute__((warn_unused_result));
 /** Print the next chunk, in input order. */
 int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o) __attribute__((warn_unused_result));
-/** Free the writer's memory (total stays readable until then). */
+/** Free the writer's memory (the tallies stay readable until then). */
 void sg_writer_free(sg_writer_t *w);
+
+/**
+ * find --summary: text tables of the hits of each motif and strand, and of
+ * each record and motif when there are at most SG_SUMMARY_RECORDS records.
+ * @param n_records  records read
+ */
+void sg_writer_summary(const sg_writer_t *w, int64_t n_records, FILE *fp);
 
 #endif

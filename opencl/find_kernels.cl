@@ -109,10 +109,13 @@ __kernel void find_mismatch(__global const uchar *text, const ulong n_start, __g
     if (pos >= n_start) return;
     for (uint k = 0; k < n_mm; k++) {
         const uint off = mm_pats[4 * k], len = mm_pats[4 * k + 1], lim = mm_pats[4 * k + 3];
+        /* the PAM first: most windows fail it */
         uint mm = 0;
+        for (uint j = 0; j < len && !mm; j++)
+            if (pam[off + j] && !(base_class(text[pos + j], fold) & masks[off + j])) mm = lim + 1;
         for (uint j = 0; j < len && mm <= lim; j++) {
             const uchar b = text[pos + j];
-            if (!(base_class(b, fold) & masks[off + j])) mm += pam[off + j] || b == '\n' ? lim + 1 : 1;
+            if (!pam[off + j] && !(base_class(b, fold) & masks[off + j])) mm += b == '\n' ? lim + 1 : 1;
         }
         if (mm <= lim) put_hit(hits, count, cap, pos, mm_pats[4 * k + 2]);
     }

@@ -9,6 +9,7 @@
 #include "find_opencl.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,18 +185,56 @@ static int cache_path(const ocl_t *st, cl_device_id id, const char *opts, char *
 }
 
 /* The program from the cache for every device, or NULL. */
+/* A cache file: this magic, the binary's length and its hash, then the
+ * binary. A driver is given only a binary that passes all three: some
+ * abort on a truncated one. */
+#define CACHE_MAGIC "seqgpuCL"
+#define CACHE_MAX ((size_t)256 << 20)
+
+static uint64_t fnv_bytes(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The binary of one cache file, or NULL (a file that is there but not one
+ * of ours, or damaged, is removed: it would fail every run). */
+static unsigned char *read_cached(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK); /* a FIFO put there must not block the run */
+    if (fd < 0) return NULL;
+    struct stat st;
+    unsigned char head[24], *bin = NULL;
+    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size > sizeof head &&
+             (size_t)st.st_size <= CACHE_MAX && read(fd, head, sizeof head) == (ssize_t)sizeof head;
+    uint64_t n = 0, h = 0;
+    if (ok) {
+        memcpy(&n, head + 8, 8);
+        memcpy(&h, head + 16, 8);
+        ok = !memcmp(head, CACHE_MAGIC, 8) && n == (uint64_t)st.st_size - sizeof head;
+    }
+    if (ok) ok = read(fd, bin = sg_malloc(n), n) == (ssize_t)n && fnv_bytes(bin, n) == h;
+    int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    close(fd);
+    if (!ok) {
+        free(bin);
+        if (regular) unlink(path);
+        return NULL;
+    }
+    *len = n;
+    return bin;
+}
+
+/* The program from the cache for every device, or NULL. */
 static cl_program load_cached(ocl_t *st, cl_device_id *ids, const char *opts)
 {
     unsigned char *bin[MAX_DEVICES] = {0};
     size_t len[MAX_DEVICES] = {0};
+    char path[MAX_DEVICES][1024];
     int ok = 1;
-    for (int i = 0; i < st->n_dev && ok; i++) {
-        char path[1024];
-        FILE *fp = cache_path(st, ids[i], opts, path, sizeof path) == 0 ? fopen(path, "rb") : NULL;
-        ok = fp && fseek(fp, 0, SEEK_END) == 0 && (long)(len[i] = (size_t)ftell(fp)) > 0 && fseek(fp, 0, SEEK_SET) == 0;
-        if (ok) ok = fread(bin[i] = sg_malloc(len[i]), 1, len[i], fp) == len[i];
-        if (fp) fclose(fp);
-    }
+    for (int i = 0; i < st->n_dev && ok; i++)
+        ok = cache_path(st, ids[i], opts, path[i], sizeof path[i]) == 0 && (bin[i] = read_cached(path[i], &len[i]));
     cl_program prog = NULL;
     if (ok) {
         cl_int e, status[MAX_DEVICES];
@@ -203,6 +242,7 @@ static cl_program load_cached(ocl_t *st, cl_device_id *ids, const char *opts)
         if (e != CL_SUCCESS || clBuildProgram(prog, (cl_uint)st->n_dev, ids, opts, NULL, NULL) != CL_SUCCESS) {
             if (prog) clReleaseProgram(prog);
             prog = NULL;
+            for (int i = 0; i < st->n_dev; i++) unlink(path[i]); /* well-formed but refused: built again below */
         }
     }
     for (int i = 0; i < st->n_dev; i++) free(bin[i]);
@@ -218,7 +258,7 @@ static void save_cached(ocl_t *st, cl_device_id *ids, const char *opts)
     if (clGetProgramInfo(st->prog, CL_PROGRAM_BINARIES, st->n_dev * sizeof *bin, bin, NULL) == CL_SUCCESS)
         for (int i = 0; i < st->n_dev; i++) {
             char path[1024], tmp[1100];
-            if (!len[i] || cache_path(st, ids[i], opts, path, sizeof path) < 0) continue;
+            if (!len[i] || len[i] > CACHE_MAX || cache_path(st, ids[i], opts, path, sizeof path) < 0) continue;
             char *slash = strrchr(path, '/');
             *slash = 0;
             char *parent = strrchr(path, '/');
@@ -226,8 +266,13 @@ static void save_cached(ocl_t *st, cl_device_id *ids, const char *opts)
             mkdir(path, 0755);
             *slash = '/';
             snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+            unsigned char head[24];
+            uint64_t n = len[i], h = fnv_bytes(bin[i], len[i]);
+            memcpy(head, CACHE_MAGIC, 8);
+            memcpy(head + 8, &n, 8);
+            memcpy(head + 16, &h, 8);
             FILE *fp = fopen(tmp, "wb");
-            int ok = fp && fwrite(bin[i], 1, len[i], fp) == len[i];
+            int ok = fp && fwrite(head, 1, sizeof head, fp) == sizeof head && fwrite(bin[i], 1, len[i], fp) == len[i];
             if (fp && fclose(fp) != 0) ok = 0;
             if (!ok || rename(tmp, path) != 0) unlink(tmp);
         }

@@ -80,29 +80,50 @@ static int gpus_present(void)
  * Tarjan's whole run (the SCC bench of the H200 host) */
 #define SCC_CUDA_MIN_VERTICES (1u << 20)
 
+/* SEQGPU_PLAN_BASES: the bases to plan for when the inputs do not tell
+ * (standard input); 0 when unset, -1 (said once) when it is not a size. */
+static double plan_bases_env(void)
+{
+    static int warned;
+    const char *env = getenv("SEQGPU_PLAN_BASES");
+    if (!env) return 0;
+    char *end;
+    double v = strtod(env, &end);
+    if (end == env || *end || !(v > 0 && v < 1e15)) {
+        if (!warned++) sg_warn("SEQGPU_PLAN_BASES='%s' is not a number of bases (1 to 1e15): ignored", env);
+        return -1;
+    }
+    return v;
+}
+
 void sg_backend_plan(const sg_backend_opts_t *o, int n_listed, sg_backend_estimate_t *e)
 {
     sg_plan_t plan;
     char err[256];
-    /* SEQGPU_PLAN_BASES: the bases to plan for, when the inputs do not tell (standard input) */
-    const char *env = getenv("SEQGPU_PLAN_BASES");
-    double bases = env && atof(env) > 0 ? atof(env) : o->input_bases > 0 ? o->input_bases : 1e9;
+    double env = plan_bases_env();
+    double bases = env > 0 ? env : o->input_bases >= 0 ? o->input_bases : 1e9;
     double gb = bases / 1e9, threads = o->n_threads > 0 ? o->n_threads : 1;
     double cpu = 0, gpu = 0;
     if (sg_plan_make(o->motifs, "auto", SG_CPU_VECTOR_MAX, &plan, err, sizeof err) == 0) {
-        cpu = sg_plan_cpu_cost(&plan, o->motifs);
-        gpu = sg_plan_gpu_cost(&plan, o->motifs);
+        cpu = sg_plan_cpu_cost(&plan);
+        gpu = sg_plan_gpu_cost(&plan);
         sg_plan_free(&plan);
     }
     e->size = bases;
     e->unit = "bases";
     e->cpu_s = gb * (PARSE_COST + cpu) / threads;
-    /* a further device pays its start when the device work it takes over is longer */
-    double kernel = GPU_KERNEL_SHARE * gb * gpu;
+    /* the devices of the least estimate: each pays its start, and shares the
+     * device work but not the host's parsing */
+    double kernel = GPU_KERNEL_SHARE * gb * gpu, parse = gb * GPU_PARSE_COST / threads;
     e->gpus = 1;
-    while (e->gpus < n_listed && kernel / (e->gpus * (e->gpus + 1.0)) > GPU_START_MORE_S) e->gpus++;
-    double parse = gb * GPU_PARSE_COST / threads, dev = kernel / e->gpus;
-    e->gpu_s = GPU_START_S + GPU_START_MORE_S * (e->gpus - 1) + (parse > dev ? parse : dev);
+    e->gpu_s = 0;
+    for (int g = 1; g <= (n_listed > 1 ? n_listed : 1); g++) {
+        double dev = kernel / g, t = GPU_START_S + GPU_START_MORE_S * (g - 1) + (parse > dev ? parse : dev);
+        if (g == 1 || t < e->gpu_s) {
+            e->gpu_s = t;
+            e->gpus = g;
+        }
+    }
 }
 
 void sg_scc_plan(double vertices, sg_backend_estimate_t *e)
@@ -116,16 +137,17 @@ void sg_scc_plan(double vertices, sg_backend_estimate_t *e)
     e->unit = "vertices";
 }
 
+int sg_backend_gpu_possible(char *why, size_t whysz)
+{
+    if (!lookup("cuda")) snprintf(why, whysz, "auto: cpu (built without cuda)");
+    else if (gpus_present() == 0) snprintf(why, whysz, "auto: cpu (no CUDA device)");
+    else return 1;
+    return 0;
+}
+
 const char *sg_backend_auto(const sg_backend_estimate_t *e, char *why, size_t whysz)
 {
-    if (!lookup("cuda")) {
-        snprintf(why, whysz, "auto: cpu (built without cuda)");
-        return "cpu";
-    }
-    if (gpus_present() == 0) {
-        snprintf(why, whysz, "auto: cpu (no CUDA device)");
-        return "cpu";
-    }
+    if (!sg_backend_gpu_possible(why, whysz)) return "cpu";
     const char *name = e->gpu_s < AUTO_MARGIN * e->cpu_s ? "cuda" : "cpu";
     snprintf(why, whysz, "auto: %s (estimated %.2f s on cpu, %.2f s on cuda, for %.2g %s)", name, e->cpu_s, e->gpu_s,
              e->size, e->unit);
@@ -144,9 +166,13 @@ int sg_backend_open(const char *name, const sg_backend_opts_t *o, sg_backend_t *
     char err[512] = "", why[256] = "";
     *out = NULL;
     if (!strcmp(name, "auto")) {
+        /* without a device to try, the estimates (and the kernel tables they price) are not needed */
+        name = "cpu";
         sg_backend_estimate_t e;
-        sg_backend_plan(o, 1, &e);
-        name = sg_backend_auto(&e, why, sizeof why);
+        if (sg_backend_gpu_possible(why, sizeof why)) {
+            sg_backend_plan(o, 1, &e);
+            name = sg_backend_auto(&e, why, sizeof why);
+        }
         if (!strcmp(name, "cuda")) {
             sg_backend_opts_t with_fallback = *o;
             with_fallback.fallback = 1;

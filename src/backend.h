@@ -20,7 +20,7 @@ typedef struct {
 /**
  * find's estimate, from the workload: the motif set's kernels and their
  * calibrated costs (find_kernels.h), the expected bases (SEQGPU_PLAN_BASES,
- * else o->input_bases, else 1e9), the threads, the GPUs listed (n_listed)
+ * else o->input_bases when known (>= 0), else 1e9), the threads, the GPUs listed (n_listed)
  * and their start-up time.
  */
 void sg_backend_plan(const sg_backend_opts_t *o, int n_listed, sg_backend_estimate_t *e);
@@ -30,6 +30,10 @@ void sg_backend_plan(const sg_backend_opts_t *o, int n_listed, sg_backend_estima
  * the input's size): the CUDA start pays off from 2^20 vertices on.
  */
 void sg_scc_plan(double vertices, sg_backend_estimate_t *e);
+
+/** Whether auto could take cuda here: built in, and a GPU reported; if
+ * not, the reason (auto: cpu ...) goes to why. Costs no CUDA start. */
+int sg_backend_gpu_possible(char *why, size_t whysz);
 
 /**
  * The auto rule: cuda when this binary has it, the kernel driver reports a

@@ -34,7 +34,9 @@ SG_DNA_FN int sg_dna_code(int c)
 /** Upper-case letter of a 2-bit code. */
 SG_DNA_FN char sg_dna_letter(int code) { return "ACGT"[code & 3]; }
 
-/** Complement of a base letter: A<->T, C<->G in either case; any other byte as it is. */
+/** Complement of a base letter, IUPAC codes included (A<->T, C<->G, R<->Y,
+ * K<->M, B<->V, D<->H; S, W and N are their own), in either case; any other
+ * byte as it is. */
 SG_DNA_FN char sg_base_complement(char c)
 {
     switch (c) {
@@ -46,6 +48,22 @@ SG_DNA_FN char sg_base_complement(char c)
     case 'c': return 'g';
     case 'g': return 'c';
     case 't': return 'a';
+    case 'R': return 'Y';
+    case 'Y': return 'R';
+    case 'K': return 'M';
+    case 'M': return 'K';
+    case 'B': return 'V';
+    case 'V': return 'B';
+    case 'D': return 'H';
+    case 'H': return 'D';
+    case 'r': return 'y';
+    case 'y': return 'r';
+    case 'k': return 'm';
+    case 'm': return 'k';
+    case 'b': return 'v';
+    case 'v': return 'b';
+    case 'd': return 'h';
+    case 'h': return 'd';
     default: return c;
     }
 }

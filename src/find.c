@@ -4,12 +4,14 @@
  * as many as the backend takes) -> write (ordered). */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../formats/json.h"
+#include "../formats/multiqc.h"
 #include "../formats/output.h"
 #include "backend.h"
 #include "find_casoff.h"
@@ -52,7 +54,10 @@ static void usage(FILE *fp)
 "  -b, --backend STR      auto | cpu | cuda | opencl        [auto: the fastest by estimate]\n"
 "      --device INT[,INT] GPU index(es)                     [0]\n"
 "      --skip-masked      lowercase (soft-masked) bases never match\n"
-"      --stats FILE       write a JSON run summary (bases, hits per motif, backend, stage times)\n"
+"      --stats FILE       write a JSON run summary (bases, hits per motif, backend, stage times),\n"
+"                         and FILE less .json as FILE_mqc.json for MultiQC (hits per motif and input)\n"
+"      --summary          with -F count or --stats: tables of hits per motif and strand (and per\n"
+"                         record, up to 20 records) on standard error, -q or not\n"
 "      --kernel STR       exact motifs: auto | sunday | vector | qgram (opencl: no sunday)  [auto]\n"
 "      --chunk-size SIZE  bytes of input per chunk, e.g. 4M  [backend's choice]\n"
 "      --part I/N         scan only the I-th of N near-equal ranges of the bases (FASTA,\n"
@@ -136,7 +141,7 @@ typedef struct {
     int n_inputs;
     const char *output, *stats, *backend, *kernel, *pam3, *pam5, *casoff;
     sg_devices_t devices;
-    int threads, skip_masked, quiet, verbose, strands, max_mm, index;
+    int threads, skip_masked, quiet, verbose, strands, max_mm, index, summary;
     double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     sg_outfmt_t format;
     size_t chunk_size;
@@ -196,8 +201,23 @@ static int open_outputs(const find_opts_t *o, char *const *motif_files, int n_f,
     return r;
 }
 
-/* -o, --stats, --index */
-enum { N_OUTS = 3 };
+/* -o, --stats, --index, the MultiQC file */
+enum { N_OUTS = 4 };
+
+/* The MultiQC file beside --stats FILE: FILE less .json (and .gz) +
+ * _mqc.json, never compressed (MultiQC reads only plain files); none when
+ * FILE is standard output, a device or a FIFO, which have nothing beside. */
+static char *mqc_path(const char *stats)
+{
+    struct stat st;
+    if (!stats || !strcmp(stats, "-") || (stat(stats, &st) == 0 && !S_ISREG(st.st_mode))) return NULL;
+    size_t n = strlen(stats);
+    if (sg_outfile_compressed(stats)) n = (size_t)(strrchr(stats, '.') - stats);
+    if (n > 5 && !strncmp(stats + n - 5, ".json", 5)) n -= 5;
+    char *p = sg_malloc(n + sizeof "_mqc.json");
+    snprintf(p, n + sizeof "_mqc.json", "%.*s_mqc.json", (int)n, stats);
+    return p;
+}
 
 static char stdin_name[] = "-";
 static char *stdin_input[] = {stdin_name};
@@ -210,7 +230,7 @@ static int usage_error(const char *fmt, const char *arg)
 int main_find(int argc, char **argv)
 {
     enum { OPT_DEVICE = 256, OPT_SKIP_MASKED, OPT_STATS, OPT_KERNEL, OPT_CHUNK, OPT_PAM, OPT_PAM5, OPT_CASOFF, OPT_INDEX,
-           OPT_PROGRESS, OPT_PART };
+           OPT_PROGRESS, OPT_SUMMARY, OPT_PART };
     static const struct option lopts[] = {
         {"motif", required_argument, NULL, 'm'},     {"motif-file", required_argument, NULL, 'f'},
         {"strand", required_argument, NULL, 's'},    {"output", required_argument, NULL, 'o'},
@@ -221,6 +241,7 @@ int main_find(int argc, char **argv)
         {"max-mismatches", required_argument, NULL, 'M'}, {"pam", required_argument, NULL, OPT_PAM},
         {"pam-5", required_argument, NULL, OPT_PAM5}, {"cas-offinder", required_argument, NULL, OPT_CASOFF},
         {"index", no_argument, NULL, OPT_INDEX},     {"progress", optional_argument, NULL, OPT_PROGRESS},
+        {"summary", no_argument, NULL, OPT_SUMMARY},
         {"quiet", no_argument, NULL, 'q'},           {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},            {"part", required_argument, NULL, OPT_PART},
         {NULL, 0, NULL, 0}};
@@ -229,7 +250,7 @@ int main_find(int argc, char **argv)
     sg_motif_set_t ms = {0};
     sg_casoff_t co = {0};
     sg_find_part_t part = {0};
-    char err[1024], *index_path = NULL;
+    char err[1024], *index_path = NULL, *mqc = NULL;
     long v;
     int c, ret = SG_EXIT_OK;
     double t0 = sg_realtime();
@@ -294,6 +315,7 @@ int main_find(int argc, char **argv)
                 goto out;
             }
             break;
+        case OPT_SUMMARY: o.summary = 1; break;
         case OPT_PROGRESS:
             if (sg_parse_progress(optarg, &o.progress) < 0) {
                 ret = usage_error("invalid --progress '%s' (seconds, 0.1 or more)", optarg);
@@ -347,6 +369,10 @@ int main_find(int argc, char **argv)
         ret = usage_error("%s", "--index needs BED output to a BGZF file: -F bed -o FILE.gz (or FILE.bgz)");
         goto out;
     }
+    if (o.summary && o.format != SG_OUT_COUNT && !o.stats) {
+        ret = usage_error("%s", "--summary goes with -F count or --stats");
+        goto out;
+    }
     if (sg_motif_set_window(&ms, o.pam5, o.pam3, o.max_mm, err, sizeof err) < 0) {
         sg_error("%s", err);
         ret = SG_EXIT_INPUT;
@@ -358,9 +384,11 @@ int main_find(int argc, char **argv)
         index_path = sg_malloc(strlen(o.output) + 5);
         sprintf(index_path, "%s.tbi", o.output);
     }
+    mqc = mqc_path(o.stats);
     sg_outfile_t outs[N_OUTS] = {{.what = "-o", .path = o.output, .threads = o.threads},
                                  {.what = "--stats", .path = o.stats},
-                                 {.what = "--index", .path = index_path, .threads = o.threads, .index_of = &outs[0]}};
+                                 {.what = "--index", .path = index_path, .threads = o.threads, .index_of = &outs[0]},
+                                 {.what = "the MultiQC file of --stats", .path = mqc}};
     if ((ret = sg_exit_code(open_outputs(&o, fopt, n_f + !!o.casoff, outs, N_OUTS))) != SG_EXIT_OK) goto out;
     for (int i = 0; i < n_m; i++) {
         if (sg_motif_add(&ms, NULL, mopt[i], err, sizeof err) < 0) {
@@ -397,7 +425,7 @@ int main_find(int argc, char **argv)
     }
     if (o.verbose && ctx.backend->why[0]) sg_info("%s", ctx.backend->why);
     sg_formatter_init(&ctx.fmt, o.format, &ms, o.skip_masked);
-    r = sg_writer_open(&ctx.writer, &outs[0], &ctx.fmt, o.part <= 1);
+    r = sg_writer_open(&ctx.writer, &outs[0], &ctx.fmt, o.part <= 1, o.n_inputs);
     size_t chunk = o.chunk_size ? o.chunk_size : ctx.backend->chunk_size;
     sg_input_init(&ctx.in, sg_reader_new(o.inputs, o.n_inputs, chunk, o.threads), ms.max_len - 1);
     if (o.part) {
@@ -422,6 +450,7 @@ int main_find(int argc, char **argv)
     sg_progress_stop();
     double wall = sg_realtime() - t0;
     if (r == 0 && o.stats) write_stats(outs[1].fp, &o, &ctx, busy, wall);
+    if (r == 0 && mqc) sg_mqc_find(outs[3].fp, &ms, ctx.writer.file_total, o.inputs, o.n_inputs);
     if (r == 0) r = sg_outfiles_close(outs, N_OUTS);
     else sg_outfiles_discard(outs, N_OUTS);
     if (r == 0) {
@@ -430,6 +459,7 @@ int main_find(int argc, char **argv)
         sg_info("%lld records, %llu bases, %d motifs, %llu hits; backend %s; real %.3f s, cpu %.3f s, peak RSS %.1f MB",
                 (long long)ctx.in.chunker.n_rec, (unsigned long long)ctx.bases, ms.n_motif, (unsigned long long)hits,
                 ctx.backend->desc, wall, sg_cputime(), sg_peak_rss() / 1048576.0);
+        if (o.summary) sg_writer_summary(&ctx.writer, ctx.in.chunker.n_rec, stderr);
     }
     ret = sg_exit_code(r);
     sg_writer_free(&ctx.writer);
@@ -444,6 +474,7 @@ fail:
 out:
     sg_progress_stop();
     free(index_path);
+    free(mqc);
     sg_motif_set_free(&ms);
     sg_casoff_free(&co);
     free(mopt);

@@ -33,7 +33,7 @@ typedef struct {
     int n_threads;
     const sg_devices_t *devices; /* GPUs (NULL or none: device 0) */
     int fallback;        /* a GPU backend that fails mid-run hands the rest to the cpu backend */
-    double input_bases;  /* expected text bases, for the planner (0: unknown) */
+    double input_bases;  /* expected text bases, for the planner (-1: unknown) */
 } sg_backend_opts_t;
 
 /* Constructors: 0; SG_ERR_INPUT for a bad option (unknown kernel);

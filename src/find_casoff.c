@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "find_casoff.h"
+#include "../formats/seqio.h"
 #include "cli.h"
 #include "log.h"
 
@@ -14,14 +15,22 @@
 #include <htslib/bgzf.h>
 #include <htslib/kstring.h>
 
-/* The first byte of a file that is not white space (after gzip), or -1. */
-static int first_byte(const char *path)
+/* The first byte of a file that is not white space (after gzip), -1 for an
+ * empty one, or SG_ERR_INPUT with the reason in err when it cannot be read. */
+static int first_byte(const char *path, char *err, size_t errsz)
 {
     BGZF *fp = bgzf_open(path, "r");
-    if (!fp) return -1;
+    if (!fp) {
+        snprintf(err, errsz, "cannot read '%s' of the genome: %s", path, strerror(errno ? errno : EIO));
+        return SG_ERR_INPUT;
+    }
     int c;
     while ((c = bgzf_getc(fp)) >= 0 && isspace(c)) {}
     bgzf_close(fp);
+    if (c < -1) {
+        snprintf(err, errsz, "cannot read '%s' of the genome (a corrupt or truncated file)", path);
+        return SG_ERR_INPUT;
+    }
     return c;
 }
 
@@ -55,20 +64,35 @@ static int list_genome(const char *path, sg_casoff_t *co, char *err, size_t errs
     closedir(dir);
     if (n > 1) qsort(names, n, sizeof *names, cmp_str); /* names is NULL when the folder is empty */
     co->files = sg_malloc((n + 1) * sizeof *co->files);
+    int r = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(path) + strlen(names[i]) + 2;
+        size_t len = strlen(path) + strlen(names[i]) + 2, nl = strlen(names[i]);
         char *file = sg_malloc(len);
         snprintf(file, len, "%s/%s", path, names[i]);
+        int c = 0;
+        /* a genome file that cannot be read is an error: skipping it would lose a chromosome's sites */
+        if (r < 0) {
+        } else if (stat(file, &st) != 0) {
+            snprintf(err, errsz, "cannot read '%s' of the genome: %s", file, strerror(errno));
+            r = SG_ERR_INPUT;
+        } else if (!S_ISREG(st.st_mode)) {
+            c = -2; /* a subfolder, a device: not part of the genome */
+        } else if (nl > 5 && !strcmp(names[i] + nl - 5, ".2bit")) {
+            snprintf(err, errsz, "'%s': 2bit genomes are not read; convert it to FASTA (twoBitToFa)", file);
+            r = SG_ERR_INPUT;
+        } else if ((c = first_byte(file, err, errsz)) == SG_ERR_INPUT) {
+            r = SG_ERR_INPUT;
+        }
         free(names[i]);
-        int c = stat(file, &st) == 0 && S_ISREG(st.st_mode) ? first_byte(file) : -2;
-        if (c == '>') {
+        if (r == 0 && c == '>') {
             co->files[co->n_files++] = file;
             continue;
         }
-        if (c != -2) sg_warn("'%s' is not FASTA: skipped", file);
+        if (r == 0 && c != -2) sg_warn("'%s' is not FASTA: skipped", file);
         free(file);
     }
     free(names);
+    if (r < 0) return r;
     if (!co->n_files) {
         snprintf(err, errsz, "no FASTA files in the genome folder '%s'", path);
         return SG_ERR_INPUT;
@@ -103,7 +127,14 @@ int sg_casoff_load(const char *path, sg_motif_set_t *ms, sg_casoff_t *co, char *
         lineno++;
         while (line.l && isspace((unsigned char)line.s[line.l - 1])) line.s[--line.l] = 0;
         if (lineno == 1) {
-            kputs(line.s, &genome);
+            size_t bom = 0;
+            if ((r = sg_text_start(line.s, line.l, &bom, sub, sizeof sub)) < 0) {
+                char what[768];
+                snprintf(what, sizeof what, "the file is %s", sub);
+                snprintf(sub, sizeof sub, "%s", what);
+                continue;
+            }
+            kputs(line.s + bom, &genome);
             if (!genome.l) snprintf(sub, sizeof sub, "the first line must name the genome folder"), r = SG_ERR_INPUT;
             continue;
         }

@@ -299,6 +299,9 @@ void sg_qgram_view(const sg_qgram_t *qg, sg_qgram_view_t *v)
  * plus the vector kernel for the patterns it cannot index (0.14 each: 0.03 s
  * per pattern against 0.2 s per pass in the timings of find_cpu.c); each
  * candidate costs about 10 bases of scanning. */
+/* The bit table of 4^q bits outgrows L2 from q = 11 on: a cost factor. */
+static double qgram_table_miss(int q) { return q >= 11 ? 0.5 * (q - 10) : 0; }
+
 static double qgram_cost(const sg_motif_set_t *ms, const int *ids, int n, int q, int *n_left)
 {
     double expand = 0;
@@ -309,8 +312,7 @@ static double qgram_cost(const sg_motif_set_t *ms, const int *ids, int n, int q,
         else left++;
     }
     *n_left = left;
-    double table_miss = q >= 11 ? 0.5 * (q - 10) : 0; /* the bit table outgrows L2 */
-    return 1.0 + table_miss + 10.0 * expand / (double)(1ull << (2 * q)) + 0.14 * left;
+    return 1.0 + qgram_table_miss(q) + 10.0 * expand / (double)(1ull << (2 * q)) + 0.14 * left;
 }
 
 int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, sg_plan_t *p, char *err, size_t errsz)
@@ -392,12 +394,11 @@ static void qgram_load(const sg_qgram_t *qg, double *cand, double *miss)
     sg_qgram_view_t v;
     sg_qgram_view(qg, &v);
     *cand = (double)v.n_ent / (double)(1ull << (2 * v.q));
-    *miss = v.q >= 11 ? 0.5 * (v.q - 10) : 0;
+    *miss = qgram_table_miss(v.q);
 }
 
-double sg_plan_cpu_cost(const sg_plan_t *p, const sg_motif_set_t *ms)
+double sg_plan_cpu_cost(const sg_plan_t *p)
 {
-    (void)ms;
     double c = COST_SUNDAY * p->n_sunday + COST_VECTOR * p->n_vector, cand, miss;
     if (p->qgram) {
         qgram_load(p->qgram, &cand, &miss);
@@ -414,9 +415,8 @@ double sg_plan_cpu_cost(const sg_plan_t *p, const sg_motif_set_t *ms)
     return c;
 }
 
-double sg_plan_gpu_cost(const sg_plan_t *p, const sg_motif_set_t *ms)
+double sg_plan_gpu_cost(const sg_plan_t *p)
 {
-    (void)ms;
     double c = GPU_EXACT * (p->n_vector + p->n_sunday), cand, miss;
     if (p->qgram) {
         qgram_load(p->qgram, &cand, &miss);

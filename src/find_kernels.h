@@ -137,8 +137,8 @@ int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, s
 /* What a plan costs, for the backend planner (backend.c): thread-seconds
  * per 1e9 text bases of the cpu kernels, and device-seconds per 1e9 bases
  * of the cuda kernels of the same work on one GPU (calibrated in find_kernels.c). */
-double sg_plan_cpu_cost(const sg_plan_t *plan, const sg_motif_set_t *ms);
-double sg_plan_gpu_cost(const sg_plan_t *plan, const sg_motif_set_t *ms);
+double sg_plan_cpu_cost(const sg_plan_t *plan);
+double sg_plan_gpu_cost(const sg_plan_t *plan);
 
 /** "sunday x2 vector x1 qgram(q=10) x200" */
 void sg_plan_describe(const sg_plan_t *plan, char *buf, size_t n);

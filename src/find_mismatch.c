@@ -254,11 +254,16 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) static void cmp32_avx512(cons
     }
 }
 
-/* SEQGPU_CPU_SIMD=none or avx2 caps the instruction set (tests compare the paths). */
+/* SEQGPU_CPU_SIMD=none, avx2 or avx512 caps the instruction set (tests
+ * compare the paths); another value is said once and ignored. */
 static cmp32_fn pick_cmp32(int *avx2, int *lanes)
 {
     const char *cap = getenv("SEQGPU_CPU_SIMD");
     int none = cap && !strcmp(cap, "none"), only_avx2 = cap && !strcmp(cap, "avx2");
+    if (cap && !none && !only_avx2 && strcmp(cap, "avx512")) {
+        static int warned;
+        if (!warned++) sg_warn("SEQGPU_CPU_SIMD='%s' is none of none, avx2, avx512: ignored", cap);
+    }
     *avx2 = !none && __builtin_cpu_supports("avx2");
     if (!none && !only_avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq")) {
         *lanes = 16;

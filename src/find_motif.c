@@ -86,7 +86,7 @@ static int add_window(sg_motif_set_t *ms, sg_motif_t *w, char *err, size_t errsz
 {
     int counted = 0;
     for (int i = 0; i < w->len; i++) counted += !(w->pam && w->pam[i]);
-    int bad_limit = w->max_mm > 0 && w->max_mm >= counted;
+    int bad_limit = counted > 0 && w->max_mm > 0 && w->max_mm >= counted;
     if (bad_limit || counted == 0) {
         if (bad_limit)
             snprintf(err, errsz, "motif '%s' allows %d mismatches; a limit must be below the motif's %d bases", w->seq,
@@ -314,6 +314,7 @@ void sg_motif_compile(sg_motif_set_t *ms, int strands)
     ms->min_len = ms->n_motif ? SG_MOTIF_MAX_LEN : 0;
     ms->max_len = 0;
     ms->approx = 0;
+    ms->strands = strands;
     uint8_t *rc = ms->rc;
     for (int i = 0; i < ms->n_motif; i++) {
         sg_motif_t *m = &ms->motif[i];

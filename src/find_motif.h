@@ -63,6 +63,7 @@ typedef struct {
     uint8_t *rc;         /* storage of the reverse-complement masks and PAM flags */
     int min_len, max_len;
     int approx;          /* some motif has a PAM or allows mismatches (output shows mismatches) */
+    int strands;         /* SG_STRAND_* searched (sg_motif_compile) */
 } sg_motif_set_t;
 
 /** Base set of an IUPAC letter (either case), 0 if it is not one of ACGTRYSWKMBDHVN. */

@@ -5,15 +5,23 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The size of a regular file as stored, or -1 (standard input, a pipe, no such file). */
+static double stored_size(const char *path)
+{
+    struct stat st;
+    if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+    return (double)st.st_size;
+}
+
 double sg_input_bases(char *const *paths, int n_paths)
 {
     double total = 0;
     for (int i = 0; i < n_paths; i++) {
-        struct stat st;
-        if (!strcmp(paths[i], "-") || stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+        double size = stored_size(paths[i]);
+        if (size < 0) return -1;
         size_t n = strlen(paths[i]);
         int gz = (n > 3 && !strcmp(paths[i] + n - 3, ".gz")) || (n > 4 && !strcmp(paths[i] + n - 4, ".bgz"));
-        total += (double)st.st_size * (gz ? 3 : 1);
+        total += size * (gz ? 3 : 1);
     }
     return total;
 }
@@ -22,9 +30,9 @@ uint64_t sg_input_stored_bytes(char *const *paths, int n_paths)
 {
     uint64_t total = 0;
     for (int i = 0; i < n_paths; i++) {
-        struct stat st;
-        if (!strcmp(paths[i], "-") || stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-        total += (uint64_t)st.st_size;
+        double size = stored_size(paths[i]);
+        if (size < 0) return 0;
+        total += (uint64_t)size;
     }
     return total;
 }

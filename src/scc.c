@@ -16,6 +16,7 @@
 
 #include "../formats/gfa.h"
 #include "../formats/json.h"
+#include "../formats/multiqc.h"
 #include "../formats/outfile.h"
 #include "../formats/seqio.h"
 #include "backend.h"
@@ -25,6 +26,7 @@
 #include "progress.h"
 #include "scc_counts.h"
 #include "scc_coverage.h"
+#include "scc_pictures.h"
 #include "scc_repeats.h"
 #include "version.h"
 
@@ -58,7 +60,7 @@ static void usage(FILE *fp)
 "  -b, --backend STR    auto | cpu | cuda, for graph building and SCCs [auto: cuda\n"
 "                       for inputs of 1M+ graph vertices when a device is usable]\n"
 "      --device INT     CUDA device index                      [0]\n"
-"      --stats FILE     write a JSON run summary (histogram, coverage, graph sizes, stage times)\n"
+"      --stats FILE     write a JSON run summary (histogram, coverage, graph sizes, stage times)\n""                       and the MultiQC files (below)\n"
 "  -q, --quiet          no progress or summary lines on stderr\n"
 "      --progress[=SEC] a progress line every SEC seconds [5], terminal or not\n"
 "  -v, --verbose        also say which backend auto chose, and why\n"
@@ -79,7 +81,12 @@ static void usage(FILE *fp)
 "  PREFIX.gfa             GFA 1.0 of the repeat components (LB/CL tags per component)\n"
 "  PREFIX.units.fa        one repeat unit per component\n"
 "  PREFIX.components.tsv  node, component: every node of a repeat component\n"
-"Names ending in .gz or .bgz (--write-graph, --stats) are BGZF-compressed too.\n"
+"  PREFIX.spectrum.svg    the k-mer count histogram, log-log: error trough, coverage peak and\n"
+"                         estimate, threshold, the k-mers kept (a GFA input: its segments' depths)\n"
+"  PREFIX.repeats.svg     a panel per repeat, the 50 with the most copies: its unitigs as a cycle\n"
+"With --stats, for MultiQC: PREFIX.spectrum_mqc.json and PREFIX.repeats_mqc.tsv.\n"
+"Names ending in .gz or .bgz (--write-graph, --stats) are BGZF-compressed too;\n"
+"the pictures and the MultiQC files never are (PREFIX less .gz).\n"
 "With --edges only PREFIX.components.tsv, for every node of a component with\n"
 "two or more nodes or a self-loop.\n"
 "\n"
@@ -299,13 +306,38 @@ static size_t prefix_gz(const char *prefix)
     return sg_outfile_compressed(prefix) ? strlen(strrchr(prefix, '.')) : 0;
 }
 
-/* PREFIX + suffix; a compressing prefix goes at the end: sample.gz gives sample.repeats.tsv.gz. */
-static char *out_path(const char *prefix, const char *suffix)
+/* PREFIX + suffix; a compressing prefix goes at the end (sample.gz gives
+ * sample.repeats.tsv.gz) unless plain: the pictures and the MultiQC files,
+ * which browsers and MultiQC read only uncompressed (and which are small),
+ * stay sample.spectrum.svg. */
+static char *out_path(const char *prefix, const char *suffix, int plain)
 {
     size_t n = strlen(prefix) + strlen(suffix) + 1, stem = strlen(prefix) - prefix_gz(prefix);
     char *p = sg_malloc(n);
-    snprintf(p, n, "%.*s%s%s", (int)stem, prefix, suffix, prefix + stem);
+    snprintf(p, n, "%.*s%s%s", (int)stem, prefix, suffix, plain ? "" : prefix + stem);
     return p;
+}
+
+/* The pictures, and with --stats the MultiQC files, of a run's repeats and
+ * of the histogram it ends up with (reads, or a GFA graph's depths). */
+static void write_pictures(const scc_opts_t *o, const scc_run_t *run, const sg_graph_t *g, const uint32_t *comp,
+                           const sg_repeats_t *rp, sg_outfile_t *spectrum, sg_outfile_t *pictures,
+                           sg_outfile_t *mqc_spectrum, sg_outfile_t *mqc_repeats, const char *sample)
+{
+    sg_spectrum_t sp;
+    uint64_t *graph_hist = NULL;
+    if (run->builder && run->builder->spectrum) {
+        run->builder->spectrum(run->builder, &sp);
+    } else { /* a GFA graph, or a builder without a k-mer histogram */
+        graph_hist = sg_malloc(SG_HIST_BINS * sizeof *graph_hist);
+        sg_spectrum_of_graph(g, graph_hist, SG_HIST_BINS, &sp);
+    }
+    sg_spectrum_svg(spectrum->fp, &sp, o->inputs, o->n_inputs);
+    const sg_repeat_drawing_t unitigs = {.draw = sg_draw_unitigs, .g = g, .comp = comp};
+    sg_repeats_svg(pictures->fp, rp, &unitigs, g->k, o->inputs, o->n_inputs);
+    if (mqc_spectrum->fp) sg_mqc_spectrum(mqc_spectrum->fp, sample, &sp);
+    if (mqc_repeats->fp) sg_mqc_repeats(mqc_repeats->fp, sample, rp);
+    free(graph_hist);
 }
 
 static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, const sg_graph_t *g,
@@ -473,15 +505,27 @@ int main_scc(int argc, char **argv)
         return usage_error("invalid prefix '%s': it must end in a file name (PREFIX.repeats.tsv and the other outputs "
                            "would be hidden files or folders)", o.prefix);
 
-    enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_GRAPH, OUT_STATS, OUT_COUNTS, N_OUT };
-    char *paths[4] = {out_path(o.prefix, ".repeats.tsv"), out_path(o.prefix, ".gfa"), out_path(o.prefix, ".units.fa"),
-                      out_path(o.prefix, ".components.tsv")};
+    enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_SPECTRUM, OUT_PICTURES, OUT_MQC_SPECTRUM, OUT_MQC_REPEATS,
+           OUT_GRAPH, OUT_STATS, OUT_COUNTS, N_OUT };
+    enum { N_PATHS = 8 };
+    char *paths[N_PATHS] = {out_path(o.prefix, ".repeats.tsv", 0), out_path(o.prefix, ".gfa", 0),
+                            out_path(o.prefix, ".units.fa", 0), out_path(o.prefix, ".components.tsv", 0),
+                            out_path(o.prefix, ".spectrum.svg", 1), out_path(o.prefix, ".repeats.svg", 1),
+                            out_path(o.prefix, ".spectrum_mqc.json", 1), out_path(o.prefix, ".repeats_mqc.tsv", 1)};
+    /* MultiQC's sample: the prefix's file name */
+    char *sample = sg_strdup(base);
+    sample[stem] = 0;
     const int report = !o.counts_out; /* a part's counts are all a --counts-out run writes */
+    const int reads = report && !o.edges; /* outputs of a graph of reads (or a GFA graph) */
     sg_outfile_t outs[N_OUT] = {
-        {.what = "PREFIX.repeats.tsv", .path = o.edges || !report ? NULL : paths[0]},
-        {.what = "PREFIX.gfa", .path = o.edges || !report ? NULL : paths[1]},
-        {.what = "PREFIX.units.fa", .path = o.edges || !report ? NULL : paths[2]},
+        {.what = "PREFIX.repeats.tsv", .path = !reads ? NULL : paths[0]},
+        {.what = "PREFIX.gfa", .path = !reads ? NULL : paths[1]},
+        {.what = "PREFIX.units.fa", .path = !reads ? NULL : paths[2]},
         {.what = "PREFIX.components.tsv", .path = report ? paths[3] : NULL},
+        {.what = "PREFIX.spectrum.svg", .path = !reads ? NULL : paths[4]},
+        {.what = "PREFIX.repeats.svg", .path = !reads ? NULL : paths[5]},
+        {.what = "PREFIX.spectrum_mqc.json", .path = !reads || !o.stats ? NULL : paths[6]},
+        {.what = "PREFIX.repeats_mqc.tsv", .path = !reads || !o.stats ? NULL : paths[7]},
         {.what = "--write-graph", .path = o.write_graph},
         {.what = "--stats", .path = o.stats},
         {.what = "--counts-out", .path = o.counts_out, .threads = o.threads},
@@ -494,7 +538,8 @@ int main_scc(int argc, char **argv)
     int r = sg_inputs_check(inputs, n_in);
     if (r == 0) r = sg_outfiles_open(outs, N_OUT, inputs, n_in);
     if (r < 0) {
-        for (int i = 0; i < 4; i++) free(paths[i]);
+        for (int i = 0; i < N_PATHS; i++) free(paths[i]);
+        free(sample);
         return sg_exit_code(r);
     }
 
@@ -575,6 +620,8 @@ int main_scc(int argc, char **argv)
         sg_gfa_write(outs[OUT_GFA].fp, &g, keep, rp.node_repeat);
         sg_repeats_write_units(outs[OUT_UNITS].fp, &rp);
         sg_components_write(outs[OUT_COMP].fp, &g, rp.node_repeat);
+        write_pictures(&o, run, &g, comp, &rp, &outs[OUT_SPECTRUM], &outs[OUT_PICTURES], &outs[OUT_MQC_SPECTRUM],
+                       &outs[OUT_MQC_REPEATS], sample);
         free(keep);
     } else {
         node_comp = sg_malloc(((size_t)g.n + 1) * sizeof *node_comp);
@@ -589,8 +636,9 @@ int main_scc(int argc, char **argv)
         if (g.oriented) {
             uint32_t tandem = 0;
             for (uint32_t i = 0; i < rp.n; i++) tandem += rp.r[i].tandem;
-            sg_info("%u repeats (%u tandem) in %u components; wrote %s, %s, %s, %s", rp.n, tandem, run->n_comp,
-                    paths[0], paths[1], paths[2], paths[3]);
+            sg_info("%u repeats (%u tandem) in %u components; wrote %s, %s, %s, %s; pictures %s, %s%s%s%s%s", rp.n,
+                    tandem, run->n_comp, paths[0], paths[1], paths[2], paths[3], paths[4], paths[5],
+                    o.stats ? "; for MultiQC " : "", o.stats ? paths[6] : "", o.stats ? ", " : "", o.stats ? paths[7] : "");
         } else {
             sg_info("%u strongly connected components, %u with two or more nodes or a self-loop; wrote %s",
                     run->n_comp, run->n_nontrivial, paths[3]);
@@ -602,7 +650,8 @@ out:
     sg_progress_stop();
     if (r < 0) sg_outfiles_discard(outs, N_OUT);
     free(run->tmp_dir);
-    for (int i = 0; i < 4; i++) free(paths[i]);
+    for (int i = 0; i < N_PATHS; i++) free(paths[i]);
+    free(sample);
     free(comp);
     free(node_comp);
     sg_repeats_free(&rp);

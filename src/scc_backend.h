@@ -17,6 +17,7 @@
 #include "../formats/seqio.h"
 #include "chunk.h"
 #include "cli.h"
+#include "scc_coverage.h"
 #include "scc_graph.h"
 
 #define SG_K_MIN 11
@@ -96,6 +97,10 @@ struct sg_graph_builder {
     int (*build)(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g);
     /** JSON members for --stats (each line "  \"key\": value,\n"), after build. */
     void (*stats)(const sg_graph_builder_t *b, FILE *fp);
+    /** Optional (NULL: the pictures show the graph's depths): after build,
+     * the k-mer count histogram and the coverage and threshold read from it
+     * (pointing into the builder: valid until free). */
+    void (*spectrum)(const sg_graph_builder_t *b, sg_spectrum_t *sp);
     void (*free)(sg_graph_builder_t *b);
     double coverage;     /* after build: the coverage of single-copy sequence, which copies are counted in */
     double sec[3];       /* seconds: reading and counting, the threshold, the graph */

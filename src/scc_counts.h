@@ -13,11 +13,8 @@
 
 #include "../formats/seqio.h"
 #include "scc_backend.h"
+#include "scc_coverage.h" /* SG_HIST_BINS */
 
-/* the k-mer count histogram's bins: counts up to 65535 apart, the last bin
- * for the rest (room for the repeats whose errors the coverage estimate
- * must tell apart) */
-#define SG_HIST_BINS 65537
 
 /* What counting gave: the histogram and totals of all the k-mers, and,
  * when they were counted in parts, the counts files to load the kept ones

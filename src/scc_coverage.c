@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Occurrences of k-mers seen within a factor SPAN of c: a peak of N
  * k-mers at coverage c holds about N c of them, on a log scale, so that
@@ -124,4 +125,21 @@ double sg_coverage_of_graph(const sg_graph_t *g)
     }
     free(m);
     return cov;
+}
+
+void sg_spectrum_of_graph(const sg_graph_t *g, uint64_t *hist, int n, sg_spectrum_t *sp)
+{
+    memset(hist, 0, (size_t)n * sizeof *hist);
+    *sp = (sg_spectrum_t){.hist = hist, .n = n, .k = g->k, .graph = 1};
+    double total = 0;
+    for (uint32_t i = 0; i < g->n; i++) {
+        double mean = g->kmers[i] ? g->count_sum[i] / g->kmers[i] : 0; /* depths are finite, 0 or more */
+        hist[mean < n - 1 ? (int)lround(mean) : n - 1] += g->kmers[i];
+        sp->distinct += g->kmers[i];
+        total += g->count_sum[i];
+    }
+    sp->total = total + 0.5 < 0x1p64 ? (uint64_t)(total + 0.5) : UINT64_MAX;
+    sp->kept = sp->distinct;
+    /* a median, not a peak: no peak to mark */
+    sp->cov = (sg_coverage_t){.coverage = sg_coverage_of_graph(g), .clear = 1};
 }

@@ -8,6 +8,11 @@
 
 #include "scc_graph.h"
 
+/* Bins of the k-mer count histogram: counts of k-mers up to 65535 apart
+ * (the last bin holds the rest), room for the repeats whose errors the
+ * coverage estimate must tell apart. */
+#define SG_HIST_BINS 65537
+
 typedef struct {
     double coverage; /* k-mer coverage of single-copy sequence (1 when there is no clear peak) */
     int trough;      /* count where the error k-mers end */
@@ -28,5 +33,25 @@ void sg_coverage_estimate(const uint64_t *hist, int n, int k, sg_coverage_t *cov
 /** The coverage of a GFA graph: the k-mer-weighted median of its segments'
  * mean counts (1 when they have none). */
 double sg_coverage_of_graph(const sg_graph_t *g);
+
+/* The k-mer count histogram a run ends up with and what was read from it:
+ * what PREFIX.spectrum.svg and the MultiQC spectrum show. */
+typedef struct {
+    const uint64_t *hist; /* hist[c]: distinct k-mers seen c times; hist[n - 1]: n - 1 times or more */
+    int n;
+    int k;                /* 0: unknown (a GFA graph without links) */
+    uint64_t total, distinct, kept; /* k-mers counted, distinct ones, distinct ones kept */
+    sg_coverage_t cov;
+    uint32_t threshold;   /* kept: seen >= threshold times; 0: none dropped (a GFA graph) */
+    double min_copies;    /* the threshold is min_copies x coverage; 0: it was given (-c) */
+    int graph;            /* from a GFA graph: each segment's k-mers at its mean count */
+} sg_spectrum_t;
+
+/**
+ * The spectrum of a GFA graph: each segment's k-mers at its mean count,
+ * rounded, into hist (n bins, the last holding the rest), and its coverage
+ * (sg_coverage_of_graph()).
+ */
+void sg_spectrum_of_graph(const sg_graph_t *g, uint64_t *hist, int n, sg_spectrum_t *sp);
 
 #endif

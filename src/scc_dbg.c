@@ -16,13 +16,11 @@
 #include "scc_counts.h"
 #include "scc_coverage.h"
 
-#define HIST_BINS SG_HIST_BINS
-
 typedef struct {
     sg_kmer_table_t *table; /* until the graph is built */
     sg_graph_opts_t o;
     uint64_t distinct, total, kept;
-    uint64_t *hist;         /* HIST_BINS: the set's */
+    uint64_t *hist;         /* SG_HIST_BINS: the set's */
     sg_counts_set_t set;    /* counted in parts, or given as counts files */
     sg_coverage_t cov;
     uint32_t threshold;
@@ -33,7 +31,7 @@ typedef struct {
  * (beyond any count: no k-mer kept). */
 static void set_threshold(dbg_t *d)
 {
-    sg_coverage_estimate(d->hist, HIST_BINS, d->o.k, &d->cov);
+    sg_coverage_estimate(d->hist, SG_HIST_BINS, d->o.k, &d->cov);
     double t = fmax(2.0, ceil(d->o.min_copies * d->cov.coverage - 1e-9));
     d->threshold = d->o.min_count > 0 ? (uint32_t)d->o.min_count : t >= UINT32_MAX ? UINT32_MAX : (uint32_t)t;
     if (!d->cov.clear && d->total && d->o.min_count <= 0)
@@ -64,7 +62,7 @@ static int summarise(dbg_t *d)
     }
     d->distinct = t->distinct(t);
     d->total = t->total(t);
-    return t->histogram(t, d->hist, HIST_BINS);
+    return t->histogram(t, d->hist, SG_HIST_BINS);
 }
 
 /* The k-mers of the counts files that pass the threshold, into a new cpu table. */
@@ -73,7 +71,7 @@ static int load_kept(dbg_t *d)
     d->table->free(d->table);
     d->table = NULL;
     uint64_t kept = 0; /* a table sized for them at once */
-    for (uint32_t c = d->threshold; c < HIST_BINS; c++) kept += d->hist[c];
+    for (uint32_t c = d->threshold; c < SG_HIST_BINS; c++) kept += d->hist[c];
     const sg_kmer_opts_t ko = {.k = d->o.k, .n_threads = d->o.n_threads, .expect = kept};
     char err[256];
     int r = sg_kmer_table_cpu(&ko, &d->table, err, sizeof err);
@@ -141,11 +139,19 @@ static void dbg_stats(const sg_graph_builder_t *b, FILE *fp)
     if (d->set.n_files) /* counted in parts (--max-memory), or given as counts files */
         fprintf(fp, "  \"count_parts\": %d,\n  \"count_passes\": %d,\n  \"counts_bytes\": %llu,\n", d->set.n_files,
                 d->set.passes, (unsigned long long)d->set.stored_bytes);
-    int last = HIST_BINS - 1;
+    int last = SG_HIST_BINS - 1;
     while (last > 1 && !d->hist[last]) last--;
     fputs("  \"histogram\": [", fp); /* histogram[c]: distinct k-mers seen c times; the last bin holds the rest */
     for (int c = 0; c <= last; c++) fprintf(fp, "%s%llu", c ? ", " : "", (unsigned long long)d->hist[c]);
     fputs("],\n", fp);
+}
+
+static void dbg_spectrum(const sg_graph_builder_t *b, sg_spectrum_t *sp)
+{
+    const dbg_t *d = b->priv;
+    *sp = (sg_spectrum_t){.hist = d->hist, .n = SG_HIST_BINS, .k = d->o.k, .total = d->total, .distinct = d->distinct,
+                          .kept = d->kept, .cov = d->cov, .threshold = d->threshold,
+                          .min_copies = d->o.min_count > 0 ? 0 : d->o.min_copies};
 }
 
 static void dbg_free(sg_graph_builder_t *b)
@@ -168,6 +174,7 @@ int sg_graph_builder_dbg(sg_kmer_table_t *t, const sg_graph_opts_t *o, sg_graph_
     b->backend = t->name;
     b->build = dbg_build;
     b->stats = dbg_stats;
+    b->spectrum = dbg_spectrum;
     b->free = dbg_free;
     b->priv = d;
     *out = b;

@@ -284,6 +284,25 @@ void sg_repeats_free(sg_repeats_t *r)
     memset(r, 0, sizeof *r);
 }
 
+static int cmp_copies(const void *a, const void *b, void *rp)
+{
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    double x = ((const sg_repeats_t *)rp)->r[i].copies, y = ((const sg_repeats_t *)rp)->r[j].copies;
+    if (x != y) return x > y ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+uint32_t sg_repeats_by_copies(const sg_repeats_t *r, uint32_t max, uint32_t *idx)
+{
+    uint32_t *all = sg_malloc(((size_t)r->n + 1) * sizeof *all);
+    for (uint32_t i = 0; i < r->n; i++) all[i] = i;
+    qsort_r(all, r->n, sizeof *all, cmp_copies, (void *)r);
+    uint32_t n = r->n < max ? r->n : max;
+    memcpy(idx, all, (size_t)n * sizeof *idx);
+    free(all);
+    return n;
+}
+
 void sg_repeats_write_tsv(FILE *fp, const sg_repeats_t *r)
 {
     fputs("id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit\n", fp);

@@ -39,6 +39,14 @@ uint64_t sg_least_rotation(const char *s, uint64_t n);
 /** The canonical form of a cyclic unit: the least of its rotations and of its reverse complement's. */
 char *sg_canonical_unit(const char *s, uint64_t n);
 
+/**
+ * The repeats with the most copies, most first (ties in report order): what
+ * the pictures and the MultiQC table show.
+ * @param idx  out: up to max indexes into r->r
+ * @return how many: min(max, r->n)
+ */
+uint32_t sg_repeats_by_copies(const sg_repeats_t *r, uint32_t max, uint32_t *idx);
+
 /* The report files (write errors are the caller's to check: sg_outfiles_close()). */
 void sg_repeats_write_tsv(FILE *fp, const sg_repeats_t *r);
 void sg_repeats_write_units(FILE *fp, const sg_repeats_t *r);

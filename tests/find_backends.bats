@@ -58,6 +58,17 @@ built_with() { seqgpu version | grep -q "^backends:.*\b$1\b"; }
     seqgpu find -q -b opencl -m ACGT --stats "$T/s.json" "$T/g.fa" > "$T/out" || fail "a bad cache file is an error"
     grep -q '"program_cached": false' "$T/s.json" || fail "a bad cache file was used"
     assert_equal "$(cat "$T/out")" "$(seqgpu find -q -b cpu -m ACGT "$T/g.fa")"
+    # cut short, a folder or a FIFO in its place: built again, never passed to the driver, never waited on
+    seqgpu find -q -b opencl -m ACGT "$T/g.fa" > /dev/null || fail "run"
+    head -c 500 "$f" > "$T/cut" && cp "$T/cut" "$f"
+    seqgpu find -q -b opencl -m ACGT --stats "$T/s.json" "$T/g.fa" > "$T/out" || fail "a truncated cache file is an error"
+    grep -q '"program_cached": false' "$T/s.json" || fail "a truncated cache file was used"
+    rm -f "$f" && mkdir "$f"
+    run seqgpu find -q -b opencl -m ACGT "$T/g.fa"
+    assert_success
+    rmdir "$f" && mkfifo "$f"
+    run timeout 60 "$SEQGPU" find -q -b opencl -m ACGT "$T/g.fa"
+    assert_success
     rm -rf "$T/cache"
     SEQGPU_OPENCL_CACHE=off seqgpu find -q -b opencl -m ACGT "$T/g.fa" > /dev/null || fail "run without cache"
     [ ! -e "$T/cache/seqgpu" ] || fail "SEQGPU_OPENCL_CACHE=off wrote a cache"

@@ -15,7 +15,7 @@ OFF="${OFF_PY:-python3} $ROOT/tests/ref_offtarget.py"
 check_ref() {
     $OFF find "$@" > "$T/want" || fail "reference failed: $*"
     local simd c t
-    for simd in none avx2 avx512; do
+    for simd in none avx2 avx512; do # avx512 is the default where the CPU has it, else avx2
         for c in 1 613 4M; do
             t=$((1 + ${#c} % 3))
             SEQGPU_CPU_SIMD=$simd seqgpu find -q -b cpu -t $t --chunk-size $c "$@" > "$T/got" ||
@@ -63,6 +63,8 @@ check_ref() {
     check_ref -f "$T/m" --pam-5 CCN --pam NGG "$T/g.fa"
     grep -q '	\.$' "$T/got" || fail "no palindromic hit"
     check_ref -f "$T/m" --pam-5 CCN --pam NGG -F casoffinder "$T/g.fa"
+    check_ref -f "$T/m" --pam-5 CCN --pam NGG -F casoffinder -s + "$T/g.fa"
+    check_ref -f "$T/m" --pam-5 CCN --pam NGG -F casoffinder -s - "$T/g.fa"
 }
 
 # check_backend BACKEND ARGS...: the backend's output equals the brute force's, at a few chunk sizes
@@ -152,6 +154,11 @@ gpu_backends() {
     run seqgpu find -q -m ACGTACGTACGTACGTAGGT -M 2 --pam NGG -F casoffinder "$T/r.fa"
     assert_success
     assert_output "ACGTACGTACGTACGTAGGTNNN	m	0	ACGTACGTACGTACGTAcGTCGG	-	1"
+    # IUPAC text letters on the minus strand are complemented too (R<->Y, K<->M), as Cas-OFFinder does
+    printf '>r\nCCTTTTCCAGRYKMTTTTT\n' > "$T/iu.fa"
+    run seqgpu find -q -m AAAAAAAACCTGGAAAA -M 4 --pam GG -F casoffinder "$T/iu.fa"
+    assert_success
+    assert_output "AAAAAAAACCTGGAAAANN	r	0	AAAAAkmryCTGGAAAAGG	-	4"
 }
 
 # write_casoff DIR PATTERN LIMIT GUIDES...: a Cas-OFFinder input file naming genome folder DIR

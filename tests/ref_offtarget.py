@@ -19,7 +19,7 @@ IUPAC = {'A': 'A', 'C': 'C', 'G': 'G', 'T': 'T', 'R': 'AG', 'Y': 'CT', 'S': 'CG'
          'K': 'GT', 'M': 'AC', 'B': 'CGT', 'D': 'AGT', 'H': 'ACT', 'V': 'ACG', 'N': 'ACGT'}
 COMP = {'A': 'T', 'C': 'G', 'G': 'C', 'T': 'A', 'R': 'Y', 'Y': 'R', 'S': 'S', 'W': 'W',
         'K': 'M', 'M': 'K', 'B': 'V', 'V': 'B', 'D': 'H', 'H': 'D', 'N': 'N'}
-BASE_COMP = {'A': 'T', 'C': 'G', 'G': 'C', 'T': 'A', 'a': 't', 'c': 'g', 'g': 'c', 't': 'a'}
+BASE_COMP = {**COMP, **{k.lower(): v.lower() for k, v in COMP.items()}}  # text letters, IUPAC too, either case
 
 
 def records(path):
@@ -200,7 +200,8 @@ def find(a):
                         matched = t if strand != '-' else ''.join(BASE_COMP.get(c, c) for c in reversed(t))
                     w('%s\t%s\t%s\t%s\t%d\t%d\t%s\n' % (rname, m.name, m.shown, strand, s + 1, e, matched))
                 else:  # casoffinder: both strands of a palindromic window, as Cas-OFFinder gives them
-                    for st in (['+', '-'] if strand == '.' else [strand]):
+                    both = [x for x in '+-' if a.strand in ('both', x)]
+                    for st in (both if strand == '.' else [strand]):
                         row = [m.query, rname, str(s), site(t, p, st, a.skip_masked), st, str(mm)]
                         if m.id is not None:
                             row.append(m.id)

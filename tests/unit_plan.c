@@ -66,12 +66,20 @@ static void test_devices(void)
     CHECK(one_guides <= e.gpus, "more device work never takes fewer devices (%d, %d)", one_guides, e.gpus);
     plan(20000, 20, "ACGT", 6, "NGG", 3.1e9, 32, 1, &e);
     CHECK(e.gpus == 1, "never more devices than listed (%d)", e.gpus);
+    /* with the host's parsing the longer part, a second device only adds its start */
+    for (int threads = 1; threads <= 4; threads++) {
+        sg_backend_estimate_t one, two;
+        plan(3000, 20, "ACGT", 4, "NGG", 3.1e9, threads, 1, &one);
+        plan(3000, 20, "ACGT", 4, "NGG", 3.1e9, threads, 2, &two);
+        CHECK(two.gpu_s <= one.gpu_s, "%d threads: listing a second device raised the estimate (%.2f s to %.2f s, %d devices)",
+              threads, one.gpu_s, two.gpu_s, two.gpus);
+    }
 }
 
 static void test_unknown_size(void)
 {
     sg_backend_estimate_t a, b;
-    plan(100, 20, "ACGT", 3, "NGG", 0, 8, 1, &a);
+    plan(100, 20, "ACGT", 3, "NGG", -1, 8, 1, &a);
     plan(100, 20, "ACGT", 3, "NGG", 1e9, 8, 1, &b);
     CHECK(a.cpu_s == b.cpu_s && a.gpu_s == b.gpu_s, "an unknown size counts as 1e9 bases");
 }

@@ -1,7 +1,8 @@
 /* libFuzzer: the GFA and edge-list readers on any bytes. Whatever graph they
  * accept must give SCCs that partition its vertices into classes of mutual
- * reachability (twins of each other when oriented), and the repeat report;
- * a GFA graph written and read again must be the same graph. */
+ * reachability (twins of each other when oriented), and the repeat report
+ * and its pictures (valid UTF-8, finite coordinates); a GFA graph written
+ * and read again must be the same graph. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
@@ -9,6 +10,8 @@
 
 #include "../../formats/gfa.h"
 #include "../../src/scc_graph.h"
+#include "../../formats/json.h"
+#include "../../src/scc_pictures.h"
 #include "../../src/scc_repeats.h"
 #include "fuzz_util.h"
 
@@ -64,6 +67,34 @@ static void check_partition(const sg_graph_t *g, const uint32_t *comp, uint32_t 
     free(twin);
 }
 
+/* A picture: valid UTF-8 (names are escaped), and in the attributes that
+ * place things only numbers and path commands (no nan, no inf). */
+static void check_svg(const char *s, size_t n, const char *what)
+{
+    static const char *const geometry[] = {"x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "width", "height", "d", "points"};
+    for (size_t at = 0; at < n;) {
+        size_t c = sg_utf8_char((const unsigned char *)s + at);
+        if (!c) fuzz_fail("%s: a byte that is not UTF-8 at %zu", what, at);
+        at += c;
+    }
+    /* tags, and their attributes one by one: name="value", a value never
+     * holding a quote (escaped), so that no text is taken for an attribute */
+    for (const char *p = s; (p = strchr(p, '<'));) {
+        p += strcspn(p, " >");
+        while (*p == ' ') {
+            const char *name = p + 1, *eq = strchr(name, '=');
+            if (!eq || eq[1] != '"') fuzz_fail("%s: an attribute without a quoted value", what);
+            const char *v = eq + 2, *close = strchr(v, '"');
+            if (!close) fuzz_fail("%s: an attribute value without its end", what);
+            for (size_t i = 0; i < sizeof geometry / sizeof *geometry; i++)
+                if ((size_t)(eq - name) == strlen(geometry[i]) && !strncmp(name, geometry[i], (size_t)(eq - name)) &&
+                    strspn(v, "0123456789.-, MAQLz") < (size_t)(close - v))
+                    fuzz_fail("%s: %.*s is not a number", what, (int)(close + 1 - name), name);
+            p = close + 1;
+        }
+    }
+}
+
 static void analyse(sg_graph_t *g)
 {
     uint32_t *comp = malloc(((size_t)g->n_vert + 1) * sizeof *comp);
@@ -72,6 +103,23 @@ static void analyse(sg_graph_t *g)
     if (g->oriented) {
         sg_repeats_t r;
         sg_repeats_find(g, comp, n, 1.0, &r);
+        char *svg = NULL, *in[] = {"graph.gfa"};
+        size_t len = 0;
+        FILE *fp = open_memstream(&svg, &len);
+        const sg_repeat_drawing_t d = {.draw = sg_draw_unitigs, .g = g, .comp = comp};
+        sg_repeats_svg(fp, &r, &d, g->k, in, 1);
+        fclose(fp);
+        check_svg(svg, len, "repeats.svg");
+        free(svg);
+        uint64_t *hist = malloc(SG_HIST_BINS * sizeof *hist);
+        sg_spectrum_t sp;
+        sg_spectrum_of_graph(g, hist, SG_HIST_BINS, &sp);
+        fp = open_memstream(&svg, &len);
+        sg_spectrum_svg(fp, &sp, in, 1);
+        fclose(fp);
+        check_svg(svg, len, "spectrum.svg");
+        free(svg);
+        free(hist);
         sg_repeats_free(&r);
     }
     free(comp);
