@@ -15,6 +15,9 @@ static const unsigned char MAGIC[8] = {'S', 'G', 'K', 'C', '\r', '\n', 0x1a, '\n
 #define RAW_MAX (SG_COUNTS_BLOCK * PAIR_MAX)
 /* the largest histogram a file may declare */
 #define BINS_MAX (1 << 20)
+/* the most bytes and names of the inputs' names */
+#define NAMES_MAX (1 << 20)
+#define INPUTS_MAX 65536
 
 typedef unsigned __int128 u128;
 
@@ -114,6 +117,27 @@ int sg_counts_write(FILE *fp, const char *name, const sg_counts_header_t *h, con
     put32(hist + at, (uint32_t)crc32(0, hist, (uInt)at));
     int r = write_all(fp, name, hist, at + 4);
     free(hist);
+    /* the inputs' names, each ended by a 0 byte */
+    size_t names = 0;
+    for (int i = 0; i < h->n_inputs; i++) names += strlen(h->inputs[i]) + 1;
+    if (r == 0 && (names > NAMES_MAX || h->n_inputs > INPUTS_MAX)) {
+        sg_error("cannot write '%s': the inputs' names take more than %d bytes", name, NAMES_MAX);
+        r = SG_ERR_INPUT;
+    }
+    if (r == 0) {
+        unsigned char *nb = sg_malloc(names + 12);
+        put32(nb, (uint32_t)names);
+        put32(nb + 4, (uint32_t)h->n_inputs);
+        size_t at_n = 8;
+        for (int i = 0; i < h->n_inputs; i++) {
+            size_t l = strlen(h->inputs[i]) + 1;
+            memcpy(nb + at_n, h->inputs[i], l);
+            at_n += l;
+        }
+        put32(nb + at_n, (uint32_t)crc32(0, nb + 8, (uInt)names));
+        r = write_all(fp, name, nb, at_n + 4);
+        free(nb);
+    }
     unsigned char *raw = sg_malloc(RAW_MAX), *z = sg_malloc(compressBound(RAW_MAX) + 16);
     u128 prev = 0;
     for (uint64_t i = 0; i < kc->n && r == 0; i += SG_COUNTS_BLOCK) {
@@ -166,6 +190,8 @@ void sg_counts_close(sg_counts_reader_t *r)
     if (r->fp) bgzf_close(r->fp);
     free(r->name);
     free(r->h.hist);
+    for (int i = 0; i < r->h.n_inputs; i++) free(r->h.inputs[i]);
+    free(r->h.inputs);
     free(r->tally);
     free(r->raw);
     free(r->stored);
@@ -194,6 +220,35 @@ static int read_exact(sg_counts_reader_t *r, void *p, size_t n)
     ssize_t got = read_some(r, p, n);
     if (got < 0) return SG_ERR_INPUT;
     return (size_t)got == n ? 0 : bad(r, "it is truncated");
+}
+
+/* The inputs' names: their bytes and number, the names each ended by a 0
+ * byte, and the checksum of the names. */
+static int read_inputs(sg_counts_reader_t *r)
+{
+    unsigned char nh[8];
+    if (read_exact(r, nh, 8) < 0) return SG_ERR_INPUT;
+    uint32_t len = get32(nh), n = get32(nh + 4);
+    if (len > NAMES_MAX || n > INPUTS_MAX || n > len) return bad(r, "its list of inputs is out of range");
+    unsigned char *b = sg_malloc((size_t)len + 4);
+    int ret = read_exact(r, b, (size_t)len + 4);
+    if (ret == 0 && get32(b + len) != (uint32_t)crc32(0, b, len)) ret = bad(r, "its list of inputs is corrupt (checksum)");
+    uint32_t ends = 0;
+    for (uint32_t i = 0; i < len && ret == 0; i++) ends += b[i] == 0;
+    /* n names, none empty: n 0 bytes, the last one last, none first or doubled */
+    for (uint32_t i = 0; i < len && ret == 0; i++)
+        if (b[i] == 0 && (i == 0 || b[i - 1] == 0)) ends = UINT32_MAX;
+    if (ret == 0 && (ends != n || (len && b[len - 1] != 0))) ret = bad(r, "its list of inputs does not add up");
+    if (ret == 0) {
+        r->h.inputs = sg_calloc((size_t)n + 1, sizeof *r->h.inputs);
+        for (uint32_t i = 0, at = 0; i < n; i++) {
+            r->h.inputs[i] = sg_strdup((const char *)b + at);
+            at += (uint32_t)strlen(r->h.inputs[i]) + 1;
+        }
+        r->h.n_inputs = (int)n;
+    }
+    free(b);
+    return ret;
 }
 
 static int read_header(sg_counts_reader_t *r, int bins)
@@ -259,7 +314,7 @@ static int read_header(sg_counts_reader_t *r, int bins)
     }
     free(hist);
     if (ret == 0 && (distinct != h->distinct || stored != h->pairs)) ret = bad(r, "its histogram does not add up");
-    return ret;
+    return ret == 0 ? read_inputs(r) : ret;
 }
 
 int sg_counts_open(BGZF *fp, const char *name, int bins, sg_counts_reader_t **out)

@@ -28,6 +28,8 @@ typedef struct {
     uint64_t pairs;         /* the k-mers stored, with their counts */
     int bins;               /* hist[c]: k-mers seen c times; hist[bins - 1]: that often or more */
     uint64_t *hist;
+    char **inputs;          /* the reads the part's run counted, as it named them */
+    int n_inputs;
 } sg_counts_header_t;
 
 /**

@@ -59,8 +59,10 @@ static void usage(FILE *fp)
 "  -t, --threads INT    total threads                          [all online CPUs]\n"
 "  -b, --backend STR    auto | cpu | cuda, for graph building and SCCs [auto: cuda\n"
 "                       for inputs of 1M+ graph vertices when a device is usable]\n"
-"      --device INT     CUDA device index                      [0]\n"
-"      --stats FILE     write a JSON run summary (histogram, coverage, graph sizes, stage times)\n""                       and the MultiQC files (below)\n"
+"      --device I[,I]   CUDA device(s): the k-mers counted on all of them, the SCCs\n"
+"                       found on the first                     [0]\n"
+"      --stats FILE     write a JSON run summary (histogram, coverage, graph sizes, stage times)\n"
+"                       and the MultiQC files (below)\n"
 "  -q, --quiet          no progress or summary lines on stderr\n"
 "      --progress[=SEC] a progress line every SEC seconds [5], terminal or not\n"
 "  -v, --verbose        also say which backend auto chose, and why\n"
@@ -332,9 +334,12 @@ static void write_pictures(const scc_opts_t *o, const scc_run_t *run, const sg_g
         graph_hist = sg_malloc(SG_HIST_BINS * sizeof *graph_hist);
         sg_spectrum_of_graph(g, graph_hist, SG_HIST_BINS, &sp);
     }
-    sg_spectrum_svg(spectrum->fp, &sp, o->inputs, o->n_inputs);
+    /* the reads, also when their k-mers come from counts files: a run in parts draws one run's pictures */
+    char *const *in = run->builder && run->builder->inputs ? run->builder->inputs : o->inputs;
+    const int n_in = run->builder && run->builder->inputs ? run->builder->n_inputs : o->n_inputs;
+    sg_spectrum_svg(spectrum->fp, &sp, in, n_in);
     const sg_repeat_drawing_t unitigs = {.draw = sg_draw_unitigs, .g = g, .comp = comp};
-    sg_repeats_svg(pictures->fp, rp, &unitigs, g->k, o->inputs, o->n_inputs);
+    sg_repeats_svg(pictures->fp, rp, &unitigs, g->k, in, n_in);
     if (mqc_spectrum->fp) sg_mqc_spectrum(mqc_spectrum->fp, sample, &sp);
     if (mqc_repeats->fp) sg_mqc_repeats(mqc_repeats->fp, sample, rp);
     free(graph_hist);
@@ -439,8 +444,9 @@ int main_scc(int argc, char **argv)
             o.backend = optarg;
             break;
         case OPT_DEVICE:
-            if (sg_parse_devices(optarg, 1, &o.devices) < 0)
-                return usage_error("invalid --device '%s' (one device index)", optarg);
+            if (sg_parse_devices(optarg, SG_MAX_DEVICES, &o.devices) < 0)
+                return usage_error("invalid --device '%s' (device indices, each once: 0, or 0,1 to count the "
+                                   "k-mers on both)", optarg);
             break;
         case OPT_KW:
             if (sg_parse_int(optarg, 1, 32, &v) < 0 || (v & (v - 1)))

@@ -103,6 +103,8 @@ struct sg_graph_builder {
     void (*spectrum)(const sg_graph_builder_t *b, sg_spectrum_t *sp);
     void (*free)(sg_graph_builder_t *b);
     double coverage;     /* after build: the coverage of single-copy sequence, which copies are counted in */
+    char *const *inputs; /* after build from counts files: the reads they counted (NULL: the run's inputs) */
+    int n_inputs;
     double sec[3];       /* seconds: reading and counting, the threshold, the graph */
     char err[512];       /* why build failed with SG_ERR_DEVICE */
     void *priv;

@@ -52,10 +52,11 @@ int sg_count_reads(sg_kmer_table_t *t, sg_reader_t *rd, int k, int n_threads)
 
 /* Part `part` of n (from 0) of the k-mers, counted in t, into a counts file
  * of the pairs seen at least min times; the table is emptied. */
-static int write_part(sg_kmer_table_t *t, int k, uint32_t part, uint32_t n, uint32_t min, FILE *out, const char *name,
-                      int compress, sg_counts_header_t *h)
+static int write_part(sg_kmer_table_t *t, const sg_graph_opts_t *o, uint32_t part, uint32_t n, uint32_t min, FILE *out,
+                      const char *name, int compress, sg_counts_header_t *h)
 {
-    *h = (sg_counts_header_t){.k = k, .part = part + 1, .n_parts = n, .min_count = min, .bins = SG_HIST_BINS};
+    *h = (sg_counts_header_t){.k = o->k, .part = part + 1, .n_parts = n, .min_count = min, .bins = SG_HIST_BINS,
+                              .inputs = (char **)o->inputs, .n_inputs = o->n_inputs};
     h->hist = sg_malloc(SG_HIST_BINS * sizeof *h->hist);
     h->distinct = t->distinct(t);
     h->kmers = t->total(t);
@@ -97,7 +98,7 @@ int sg_counts_part(const sg_graph_opts_t *o, sg_reader_t *rd, uint32_t part, uin
     }
     r = sg_count_reads(t, rd, o->k, o->n_threads);
     sg_counts_header_t h = {0};
-    if (r == 0) r = write_part(t, o->k, part - 1, n_parts, min_stored(o), out, name, 1, &h);
+    if (r == 0) r = write_part(t, o, part - 1, n_parts, min_stored(o), out, name, 1, &h);
     *sum = (sg_part_summary_t){h.kmers, h.distinct, h.pairs, h.min_count};
     if (r == 0)
         sg_info("part %u/%u: %llu k-mers, %llu distinct; wrote the %llu seen >= %u times to %s", part, n_parts,
@@ -120,15 +121,31 @@ static void add_file(sg_counts_set_t *s, sg_counts_reader_t *f)
     if (h->min_count > s->min_stored) s->min_stored = h->min_count;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* parts in order, then the order given */
+static int cmp_part(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
+    const uint32_t *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* The inputs of h and h0 have the same names (folders apart). */
+static int same_inputs(const sg_counts_header_t *h, const sg_counts_header_t *h0)
+{
+    if (h->n_inputs != h0->n_inputs) return 0;
+    for (int i = 0; i < h->n_inputs; i++)
+        if (strcmp(base_name(h->inputs[i]), base_name(h0->inputs[i]))) return 0;
+    return 1;
 }
 
 int sg_counts_open_set(char *const *paths, int n, int k_given, int k, sg_counts_set_t *s)
 {
-    uint32_t *part = sg_malloc(((size_t)n + 1) * sizeof *part), n_parts = 0;
+    uint32_t *part = sg_malloc(((size_t)n + 1) * 2 * sizeof *part), n_parts = 0; /* (part, index) */
     int r = 0;
     for (int i = 0; i < n && r == 0; i++) {
         BGZF *fp = bgzf_open(paths[i], "r");
@@ -150,27 +167,42 @@ int sg_counts_open_set(char *const *paths, int n, int k_given, int k, sg_counts_
                 sg_error("'%s' is part %u/%u and '%s' part %u/%u: the parts of one run are cut into the same number",
                          paths[0], h0->part, h0->n_parts, paths[i], h->part, h->n_parts);
                 r = SG_ERR_INPUT;
+            } else if (!same_inputs(h, h0)) {
+                sg_error("'%s' counts the k-mers of %s%s and '%s' of %s%s: the parts of one run read the same inputs",
+                         paths[0], h0->n_inputs ? base_name(h0->inputs[0]) : "nothing", h0->n_inputs > 1 ? " ..." : "",
+                         paths[i], h->n_inputs ? base_name(h->inputs[0]) : "nothing", h->n_inputs > 1 ? " ..." : "");
+                r = SG_ERR_INPUT;
             }
-            part[i] = h->part;
+            part[2 * i] = h->part;
+            part[2 * i + 1] = (uint32_t)i;
             n_parts = h->n_parts;
             add_file(s, f);
         }
     }
     if (r == 0) {
-        qsort(part, n, sizeof *part, cmp_u32);
+        qsort(part, n, 2 * sizeof *part, cmp_part);
         uint32_t missing = 0;
         for (int i = 0; i < n && r == 0; i++) {
-            if (i && part[i] == part[i - 1]) {
-                sg_error("part %u/%u is given twice: give each part of the run once", part[i], n_parts);
+            if (i && part[2 * i] == part[2 * i - 2]) {
+                sg_error("part %u/%u is given twice ('%s' and '%s'): give each part of the run once", part[2 * i],
+                         n_parts, paths[part[2 * i - 1]], paths[part[2 * i + 1]]);
                 r = SG_ERR_INPUT;
             }
-            if (!missing && part[i] != (uint32_t)i + 1) missing = (uint32_t)i + 1;
+            if (!missing && part[2 * i] != (uint32_t)i + 1) missing = (uint32_t)i + 1;
         }
         if (r == 0 && (uint32_t)n < n_parts) missing = missing ? missing : (uint32_t)n + 1;
         if (r == 0 && missing) {
             sg_error("part %u/%u is missing: give all %u counts files of the run", missing, n_parts, n_parts);
             r = SG_ERR_INPUT;
         }
+    }
+    /* the reads counted, for the pictures' titles: the part 1's names */
+    for (int i = 0; i < s->n_files && r == 0; i++) {
+        const sg_counts_header_t *h = sg_counts_header(s->files[i]);
+        if (h->part != 1) continue;
+        s->inputs = sg_calloc((size_t)h->n_inputs + 1, sizeof *s->inputs);
+        for (int j = 0; j < h->n_inputs; j++) s->inputs[j] = sg_strdup(h->inputs[j]);
+        s->n_inputs = h->n_inputs;
     }
     free(part);
     return r;
@@ -210,6 +242,10 @@ void sg_counts_set_free(sg_counts_set_t *s)
     free(s->files);
     s->files = NULL;
     s->n_files = 0;
+    for (int i = 0; i < s->n_inputs; i++) free(s->inputs[i]);
+    free(s->inputs);
+    s->inputs = NULL;
+    s->n_inputs = 0;
 }
 
 /* ---- bounded memory: the k-mers in parts, through files nobody sees ---- */
@@ -246,7 +282,7 @@ static int spill(const sg_graph_opts_t *o, sg_kmer_table_t *t, sg_counts_set_t *
     snprintf(name, sizeof name, "temporary k-mer counts (part %u/%u)", t->part + 1, t->n_parts);
     sg_counts_header_t h = {0};
     setvbuf(out, NULL, _IOFBF, 1 << 20);
-    int r = write_part(t, o->k, t->part, t->n_parts, min_stored(o), out, name, 0, &h);
+    int r = write_part(t, o, t->part, t->n_parts, min_stored(o), out, name, 0, &h);
     free(h.hist);
     if (fflush(out) != 0 || ferror(out)) {
         sg_error("cannot write the %s to '%s': %s", name, o->tmp_dir, strerror(errno ? errno : EIO));

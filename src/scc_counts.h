@@ -28,6 +28,8 @@ typedef struct {
     int n_files;
     uint64_t stored_bytes;         /* bytes of the counts files */
     int passes;                    /* passes over the reads (0: counts files given) */
+    char **inputs;                 /* counts files given: the reads they counted (part 1's names) */
+    int n_inputs;
 } sg_counts_set_t;
 
 /** Count the k-mers of rd (freed here) into t (of k-mers of k bases), then

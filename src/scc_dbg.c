@@ -96,6 +96,10 @@ static int dbg_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
         if (r == 0) {
             set_threshold(d);
             b->coverage = d->cov.coverage;
+            if (d->o.n_counts) {
+                b->inputs = d->set.inputs;
+                b->n_inputs = d->set.n_inputs;
+            }
             if (d->set.n_files) r = load_kept(d);
         }
         if (r == 0) r = d->table->filter(d->table, d->threshold);

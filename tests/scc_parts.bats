@@ -6,9 +6,10 @@
 
 load test_helper
 
-OUTS="repeats.tsv gfa units.fa components.tsv"
+# the pictures too: their titles name the reads, also when the k-mers come from counts files
+OUTS="repeats.tsv gfa units.fa components.tsv spectrum.svg repeats.svg"
 
-# same_outputs A B: the four outputs of prefixes A and B are the same bytes
+# same_outputs A B: the outputs of prefixes A and B are the same bytes
 same_outputs() {
     for f in $OUTS; do
         cmp -s "$1.$f" "$2.$f" || { diff "$1.$f" "$2.$f" | head; fail "$2.$f differs from $1.$f"; }
@@ -79,7 +80,7 @@ PY
     run seqgpu scc --max-memory 1M -p "$T/s" - < "$T/sim.reads.fq"
     assert_success
     refute_output --partial "in parts"
-    same_outputs "$T/one" "$T/s"
+    OUTS="repeats.tsv gfa units.fa components.tsv" same_outputs "$T/one" "$T/s" # the pictures name standard input
     # a folder that cannot take the files: exit 1, naming it; no outputs
     run seqgpu scc -q --max-memory 1M --tmp-dir "$T/missing" -p "$T/x" "$T/sim.reads.fq"
     assert_failure 1
@@ -102,13 +103,19 @@ PY
     assert_output --partial "part 3/3 is missing"
     run seqgpu scc --counts -p "$T/o" "$T/a.1.counts" "$T/a.2.counts" "$T/a.2.counts"
     assert_failure 1
-    assert_output --partial "part 2/3 is given twice"
+    assert_output --partial "part 2/3 is given twice ('$T/a.2.counts' and '$T/a.2.counts')"
     run seqgpu scc --counts -p "$T/o" "$T/a.1.counts" "$T/b.2.counts" "$T/a.3.counts"
     assert_failure 1
     assert_output --partial "cut into the same number"
     run seqgpu scc --counts -p "$T/o" "$T/a.1.counts" "$T/k.2.counts" "$T/a.3.counts"
     assert_failure 1
     assert_output --partial "the parts of one run have one k"
+    # the same k and N, but the k-mers of other reads
+    cp "$T/sim.reads.fq" "$T/other.fq"
+    seqgpu scc -q --part 2/3 --counts-out "$T/x.2.counts" "$T/other.fq"
+    run seqgpu scc --counts -p "$T/o" "$T/a.1.counts" "$T/x.2.counts" "$T/a.3.counts"
+    assert_failure 1
+    assert_output --partial "'$T/x.2.counts' of other.fq: the parts of one run read the same inputs"
     run seqgpu scc --counts -k 21 -p "$T/o" "$T"/a.*.counts
     assert_failure 1
     assert_output --partial "leave -k out"
