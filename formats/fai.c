@@ -273,6 +273,30 @@ int sg_fai_check(const char *path, const sg_fai_t *idx, int64_t rec, uint64_t po
     return ok ? 0 : SG_ERR_INPUT;
 }
 
+/* After the last record's bases, only line ends and blanks to the end of the
+ * file: an index made before records were added stops short of them. */
+static int tail_fits(const char *path, const char *fai, const sg_fai_t *idx)
+{
+    BGZF *fp = bgzf_open(path, "r");
+    int ok = fp && (!idx->gzi || bgzf_index_load(fp, idx->gzi, NULL) == 0);
+    uint64_t end = 0;
+    if (idx->n) {
+        const sg_fai_rec_t *r = &idx->rec[idx->n - 1];
+        end = r->off + (uint64_t)record_bytes(r);
+    }
+    if (ok && end) ok = bgzf_useek(fp, (off_t)end, SEEK_SET) == 0;
+    char buf[4096];
+    ssize_t n = 0;
+    while (ok && (n = bgzf_read(fp, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; ok && i < n; i++) ok = isspace((unsigned char)buf[i]);
+    if (n < 0) ok = 0;
+    if (fp) bgzf_close(fp);
+    if (!ok)
+        sg_error("'%s' does not fit '%s': the file goes on after the last record it indexes (records added since?); "
+                 "make it again (samtools faidx '%s')", fai, path, path);
+    return ok ? 0 : SG_ERR_INPUT;
+}
+
 int sg_fai_load(const char *path, const char *why, sg_fai_t *idx)
 {
     memset(idx, 0, sizeof *idx);
@@ -289,6 +313,7 @@ int sg_fai_load(const char *path, const char *why, sg_fai_t *idx)
                     path);
         r = parse(fai, path, size, idx);
         if (bgzf) idx->gzi = sg_strdup(gzi);
+        if (r == 0) r = tail_fits(path, fai, idx);
     } else {
         r = build(path, fai, gzi, bgzf, size, idx);
     }

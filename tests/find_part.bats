@@ -125,11 +125,30 @@ motifs() {
     cp "$T/w.fa.fai" "$T/g.fa.fai"
     run seqgpu find -q --part 2/3 -m GAATTC "$T/g.fa"
     assert_failure 1
+    assert_output --partial "does not fit '$T/g.fa'"
+    # the same layout, other names: the part's first record is checked by its header
+    samtools faidx "$T/g.fa"
+    sed -i 's/^/other_/' "$T/g.fa.fai"
+    run seqgpu find -q --part 2/3 -m GAATTC "$T/g.fa"
+    assert_failure 1
     assert_output --partial "does not match its index"
     printf 'chr1\tx\t3\t60\t61\n' > "$T/g.fa.fai"
     run seqgpu find -q --part 1/3 -m GAATTC "$T/g.fa"
     assert_failure 1
     assert_output --partial "not a FASTA index line"
+    # a record added after the index was made (its time kept older): every part refuses, plain and BGZF
+    samtools faidx "$T/g.fa"
+    bgzip -c "$T/g.fa" > "$T/b.fa.gz" && samtools faidx "$T/b.fa.gz"
+    printf '>late\nGAATTCGAATTC\n' >> "$T/g.fa"
+    printf '>late\nGAATTCGAATTC\n' | bgzip >> "$T/b.fa.gz"
+    touch -d '1 hour ago' "$T/g.fa" "$T/b.fa.gz"
+    for f in g.fa b.fa.gz; do
+        for i in 1 2 3; do
+            run seqgpu find -q --part $i/3 -m GAATTC "$T/$f"
+            assert_failure 1
+            assert_output --partial "'$T/$f.fai' does not fit '$T/$f': the file goes on after the last record"
+        done
+    done
 }
 
 @test "find --part: standard input, gzip, FASTQ, -F count and --index are refused, saying what would work" {
