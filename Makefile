@@ -61,9 +61,9 @@ SHARED_SRC := src/log.c src/progress.c src/cli.c src/pipeline.c src/chunk.c src/
               formats/seqio.c formats/outfile.c formats/json.c formats/svg.c \
               formats/multiqc.c
 FIND_SRC   := src/find_motif.c src/find_casoff.c src/find_hits.c src/find_kernels.c src/find_mismatch.c \
-              src/find_cpu.c formats/output.c
-SCC_SRC    := src/scc_coverage.c src/scc_dbg.c src/scc_graph.c src/scc_tarjan.c src/scc_repeats.c src/scc_pictures.c \
-              formats/gfa.c src/scc_readset.c src/scc_minimizer.c src/scc_overlap.c src/scc_period.c formats/paf.c
+              src/find_cpu.c src/find_part.c formats/output.c formats/fai.c
+SCC_SRC    := src/scc_coverage.c src/scc_counts.c src/scc_dbg.c src/scc_graph.c src/scc_tarjan.c src/scc_repeats.c src/scc_pictures.c \
+              formats/gfa.c formats/counts.c src/scc_readset.c src/scc_minimizer.c src/scc_overlap.c src/scc_period.c formats/paf.c
 CORE_SRC := $(SHARED_SRC) $(FIND_SRC) $(SCC_SRC) $(CUDA_C_SRC) $(OPENCL_C_SRC)
 # the cpu k-mer table, compiled once per key width (64 and 128 bits)
 SCC_KMERS_OBJ := $(BUILD)/src/scc_kmers64.o $(BUILD)/src/scc_kmers128.o
@@ -188,11 +188,12 @@ bench: all $(BUILD)/bench/gen_genome $(BUILD)/bench/sim_reads $(BUILD)/bench/gen
 	@sh bench/find_bench.sh
 	@sh bench/scc_bench.sh
 
-# libFuzzer harnesses (clang): the reader, the motif compiler, the GFA and edge-list readers, PAF.
+# libFuzzer harnesses (clang): the reader, the motif compiler, the GFA and edge-list readers,
+# the k-mer counts file reader, PAF.
 # New inputs go to build/fuzz/corpus_*, crashes to build/fuzz/crash-*; a crash
 # input belongs in tests/fuzz/regressions/NAME/, which fuzz-ci replays.
 FUZZ_CC      ?= clang
-FUZZERS      := reader motif gfa paf
+FUZZERS      := reader motif gfa counts paf
 FUZZ_SECONDS ?= 60
 FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(BUILD)/libseqgpu.a

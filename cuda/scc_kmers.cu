@@ -11,6 +11,13 @@
 // the paths by pointer jumping (cutting branch-free cycles at their smallest
 // node), places each node in its unitig's canonical form, and spells the
 // unitigs, their counts and their links on the device.
+//
+// Several devices (--device 0,1): one table per device, each counting the
+// k-mers of its hash part (sg_kmer_part, the parts of scc --part) of every
+// batch, on a host thread of its own; their histograms and totals add up,
+// and after the filter the kept k-mers of every part are gathered on the
+// first device, sorted, and compacted there: the same table, so the same
+// graph, as one device's.
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -94,9 +101,14 @@ __device__ __forceinline__ int next_bits(const uint8_t *nb, uint32_t o, int pred
 // One k-mer start per thread; the block's bases (and k - 1 more) are first
 // read into shared memory as 2-bit codes, coalesced. A window with a byte
 // other than A/C/G/T gets T^k (no canonical k-mer is that large).
+__device__ __forceinline__ uint64_t khash(uint64_t x) { return sg_kmer64_hash(x); }
+__device__ __forceinline__ uint64_t khash(u128 x) { return sg_kmer128_hash(x); }
+
+// With n_parts > 1, the k-mers of hash parts other than part count as
+// windows that are not k-mers.
 template <typename K>
-__global__ void __launch_bounds__(kThreads) k_extract(const uint8_t *text, uint64_t n, int k, K *keys,
-                                                      unsigned long long *n_valid)
+__global__ void __launch_bounds__(kThreads) k_extract(const uint8_t *text, uint64_t n, int k, uint32_t part,
+                                                      uint32_t n_parts, K *keys, unsigned long long *n_valid)
 {
     __shared__ uint8_t tile[kThreads + 64];
     const uint64_t base = blockIdx.x * (uint64_t)kThreads, n_keys = n - k + 1;
@@ -113,11 +125,22 @@ __global__ void __launch_bounds__(kThreads) k_extract(const uint8_t *text, uint6
             ok = c < 4;
             f = sg_kmer_next(f, c & 3, k);
         }
-        keys[i] = ok ? sg_kmer_canon(f, k) : sg_kmer_rc((K)0, k);
+        K c = ok ? sg_kmer_canon(f, k) : sg_kmer_rc((K)0, k);
+        if (ok && n_parts > 1 && sg_kmer_part(khash(c), n_parts) != part) {
+            ok = 0;
+            c = sg_kmer_rc((K)0, k);
+        }
+        keys[i] = c;
     }
     int got = __syncthreads_count(ok);
     if (threadIdx.x == 0 && got) atomicAdd(n_valid, (unsigned long long)got);
 }
+
+// A key that is a k-mer (T^k is none).
+template <typename K> struct IsKmer {
+    K none;
+    __device__ __forceinline__ bool operator()(const K &x) const { return x != none; }
+};
 
 struct SatAdd {
     __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const
@@ -406,6 +429,15 @@ struct Table {
     size_t dev_bytes, dev_peak;
     Seconds sec;
 
+    // several devices: this table counts hash part `part` of n_parts; the
+    // first one owns the host batches and the others (peer), which count
+    // the same batches on threads of their own
+    uint32_t part, n_parts;
+    int shared_host;  // a peer: no host batches of its own
+    Table *peer[SG_MAX_DEVICES];
+    int n_peer;
+    int fail_device;  // the device whose call failed (-1: this one)
+
     // Device memory, counted for the statistics; running out says how much was asked and what was free.
     int dev_alloc(void **p, size_t n, const char *what)
     {
@@ -557,18 +589,37 @@ struct Table {
 
         t0 = sg_realtime();
         CK(cudaMemsetAsync(d_n, 0, sizeof *d_n, stream), "extracting k-mers");
-        k_extract<K><<<(unsigned)((n_keys + kThreads - 1) / kThreads), kThreads, 0, stream>>>(d_text, b->n, k,
-                                                                                              (K *)d_keys, d_n);
+        k_extract<K><<<(unsigned)((n_keys + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+            d_text, b->n, k, part, n_parts, (K *)d_keys, d_n);
         CK(cudaGetLastError(), "extracting k-mers");
+        K *keys = (K *)d_keys, *alt = (K *)d_alt;
+        uint64_t n_sort = n_keys;
+        if (n_parts > 1) {
+            // only this part's k-mers are sorted: the others are gathered out first
+            SG_TRY(read_counters(1));
+            n_sort = h_n[0];
+            if (!n_sort) { // none of this part's
+                batches++;
+                bytes_in += b->n;
+                sec.extract_sort += sg_realtime() - t0;
+                return 0;
+            }
+            SG_TRY(run_cub("selecting k-mers", [&](void *tmp, size_t &bytes) {
+                return cub::DeviceSelect::If(tmp, bytes, keys, alt, d_n + 2, (int64_t)n_keys,
+                                             IsKmer<K>{sg_kmer_rc((K)0, k)}, stream);
+            }));
+            K *x = keys;
+            keys = alt;
+            alt = x;
+        }
         SG_TRY(run_cub("sorting k-mers", [&](void *tmp, size_t &bytes) {
-            return count_keys<K>(k, (K *)d_keys, (K *)d_alt, n_keys, (K *)d_run_keys, d_run_counts, d_n + 1, tmp,
-                                 bytes, stream);
+            return count_keys<K>(k, keys, alt, n_sort, (K *)d_run_keys, d_run_counts, d_n + 1, tmp, bytes, stream);
         }));
         SG_TRY(read_counters(2));
         sec.extract_sort += sg_realtime() - t0;
         const uint64_t valid = h_n[0];
         // the keys of windows that are not k-mers sort last, as one run
-        const uint64_t runs = h_n[1] - (valid < n_keys);
+        const uint64_t runs = h_n[1] - (valid < n_sort);
         total += valid;
         batches++;
         bytes_in += b->n;
@@ -582,7 +633,7 @@ struct Table {
     // A failure: said once, and from now on every call fails.
     int broke(int r)
     {
-        if (!why[0]) snprintf(why, whysz, "CUDA device %d: %s", device, err);
+        if (!why[0]) snprintf(why, whysz, "CUDA device %d: %s", fail_device >= 0 ? fail_device : device, err);
         broken = 1;
         return r;
     }
@@ -595,15 +646,59 @@ struct Table {
         b->busy = 1;
         cur ^= 1;
         pthread_mutex_unlock(&mu);
-        pthread_mutex_lock(&dev_mu);
-        int r = dev_broken ? SG_ERR_DEVICE : wide ? run_batch<u128>(b) : run_batch<uint64_t>(b);
-        if (r < 0) dev_broken = 1; // before another thread takes the device: the table may be half freed
-        pthread_mutex_unlock(&dev_mu);
+        int r = n_peer ? count_everywhere(b) : count_batch(b);
         pthread_mutex_lock(&mu);
         b->n = 0;
         b->busy = 0;
         pthread_cond_broadcast(&cv);
         return r < 0 ? broke(r) : 0;
+    }
+
+    // Count batch b on this device, one batch at a time.
+    int count_batch(const Batch *b)
+    {
+        pthread_mutex_lock(&dev_mu);
+        int r = dev_broken ? SG_ERR_DEVICE : wide ? run_batch<u128>(b) : run_batch<uint64_t>(b);
+        if (r < 0) dev_broken = 1; // before another thread takes the device: the table may be half freed
+        pthread_mutex_unlock(&dev_mu);
+        return r;
+    }
+
+    struct PeerJob {
+        Table *t;
+        const Batch *b;
+        int r;
+    };
+
+    static void *peer_thread(void *arg)
+    {
+        PeerJob *j = (PeerJob *)arg;
+        j->r = j->t->count_batch(j->b);
+        return NULL;
+    }
+
+    // Count batch b on this device and on every peer at once, a host thread
+    // per peer; the first failure is this table's.
+    int count_everywhere(const Batch *b)
+    {
+        PeerJob job[SG_MAX_DEVICES];
+        pthread_t th[SG_MAX_DEVICES];
+        int started[SG_MAX_DEVICES];
+        for (int i = 0; i < n_peer; i++) {
+            job[i] = PeerJob{peer[i], b, 0};
+            started[i] = pthread_create(&th[i], NULL, peer_thread, &job[i]) == 0;
+            if (!started[i]) peer_thread(&job[i]); // no thread to be had: counted here
+        }
+        int r = count_batch(b);
+        for (int i = 0; i < n_peer; i++) {
+            if (started[i]) pthread_join(th[i], NULL);
+            if (job[i].r < 0 && r == 0) {
+                r = job[i].r;
+                snprintf(err, errsz, "%s", peer[i]->err);
+                fail_device = peer[i]->device;
+            }
+        }
+        return r;
     }
 
     int add(const sg_chunk_t *c)
@@ -648,12 +743,126 @@ struct Table {
         pthread_mutex_unlock(&mu);
         if (r < 0) return r;
         // room for the compaction: the batch buffers and the merge scratch go
+        for (int i = 0; i < n_peer; i++) peer[i]->release_counting();
+        release_counting();
+        return 0;
+    }
+
+    void release_counting()
+    {
+        cudaSetDevice(local);
         free_batch_buffers();
         dev_free(m_k, cap_m * kb);
         dev_free(m_c, cap_m * 4);
         m_k = m_c = NULL;
         cap_m = 0;
+    }
+
+    // Every device's histogram, added up.
+    int histogram_all(uint64_t *hist, int n)
+    {
+        SG_TRY(histogram_on(hist, n));
+        if (!n_peer) return 0;
+        uint64_t *h = (uint64_t *)sg_malloc(n * sizeof *h);
+        int r = 0;
+        for (int i = 0; i < n_peer && r == 0; i++) {
+            if ((r = peer[i]->histogram_on(h, n)) < 0) {
+                snprintf(err, errsz, "%s", peer[i]->err);
+                fail_device = peer[i]->device;
+            }
+            for (int c = 0; c < n && r == 0; c++) hist[c] += h[c];
+        }
+        free(h);
+        return r;
+    }
+
+    int histogram_on(uint64_t *hist, int n)
+    {
+        CK(cudaSetDevice(local), "cudaSetDevice");
+        return histogram(hist, n);
+    }
+
+    // Every device's kept k-mers gathered into this one's table, in order.
+    template <typename K> int filter_all(uint32_t min)
+    {
+        for (int i = 0; i < n_peer; i++) {
+            int r = peer[i]->filter_on<K>(min);
+            if (r < 0) {
+                snprintf(err, errsz, "%s", peer[i]->err);
+                fail_device = peer[i]->device;
+                return r;
+            }
+        }
+        SG_TRY(filter_on<K>(min));
+        if (!n_peer) return 0;
+        double t0 = sg_realtime();
+        uint64_t n = n_tab;
+        for (int i = 0; i < n_peer; i++) n += peer[i]->n_tab;
+        void *k2 = NULL, *k3 = NULL;
+        uint32_t *c2 = NULL, *c3 = NULL;
+        uint64_t cap2 = 0, cap3 = 0;
+        int r = regrow(&k2, &c2, &cap2, n, "gathering the kept k-mers");
+        if (r == 0) r = regrow(&k3, &c3, &cap3, n, "gathering the kept k-mers");
+        if (r == 0) r = gather<K>((K *)k2, c2, (K *)k3, c3, n);
+        // this table's old arrays, and the unsorted or sorted copy, go whatever happened
+        dev_free(tab_k, cap_tab * kb);
+        dev_free(tab_c, cap_tab * 4);
+        tab_k = k2;
+        tab_c = c2;
+        cap_tab = cap2;
+        n_tab = r == 0 ? n : 0;
+        dev_free(k3, cap3 * kb);
+        dev_free(c3, cap3 * 4);
+        for (int i = 0; i < n_peer; i++) peer[i]->drop_table();
+        sec.filter += sg_realtime() - t0;
+        return r;
+    }
+
+    // Into keys, counts (n of them, sorted): this table's kept k-mers and
+    // the peers', copied across and sorted; keys2, counts2 the sort's other half.
+    template <typename K> int gather(K *keys, uint32_t *counts, K *keys2, uint32_t *counts2, uint64_t n)
+    {
+        uint64_t at = 0;
+        CK(cudaMemcpyAsync(keys2, tab_k, n_tab * kb, cudaMemcpyDeviceToDevice, stream), "gathering the kept k-mers");
+        CK(cudaMemcpyAsync(counts2, tab_c, n_tab * 4, cudaMemcpyDeviceToDevice, stream), "gathering the kept k-mers");
+        at = n_tab;
+        for (int i = 0; i < n_peer; i++) {
+            Table *p = peer[i];
+            CK(cudaMemcpyPeerAsync(keys2 + at, local, p->tab_k, p->local, p->n_tab * kb, stream),
+               "copying kept k-mers between devices");
+            CK(cudaMemcpyPeerAsync(counts2 + at, local, p->tab_c, p->local, p->n_tab * 4, stream),
+               "copying kept k-mers between devices");
+            at += p->n_tab;
+        }
+        if (!n) return 0;
+        cub::DoubleBuffer<K> dk(keys2, keys);
+        cub::DoubleBuffer<uint32_t> dv(counts2, counts);
+        SG_TRY(run_cub("sorting the kept k-mers", [&](void *tmp, size_t &bytes) {
+            return cub::DeviceRadixSort::SortPairs(tmp, bytes, dk, dv, n, 0, 2 * k, stream);
+        }));
+        if (dk.Current() != keys) {
+            CK(cudaMemcpyAsync(keys, dk.Current(), n * kb, cudaMemcpyDeviceToDevice, stream), "sorting the kept k-mers");
+            CK(cudaMemcpyAsync(counts, dv.Current(), n * 4, cudaMemcpyDeviceToDevice, stream), "sorting the kept k-mers");
+        }
+        CK(cudaStreamSynchronize(stream), "gathering the kept k-mers");
         return 0;
+    }
+
+    template <typename K> int filter_on(uint32_t min)
+    {
+        CK(cudaSetDevice(local), "cudaSetDevice");
+        return filter<K>(min);
+    }
+
+    // A peer's table, once gathered.
+    void drop_table()
+    {
+        cudaSetDevice(local);
+        dev_free(tab_k, cap_tab * kb);
+        dev_free(tab_c, cap_tab * 4);
+        tab_k = NULL;
+        tab_c = NULL;
+        cap_tab = n_tab = 0;
     }
 
     int histogram(uint64_t *hist, int n)
@@ -953,6 +1162,7 @@ struct Table {
     int unitigs(sg_graph_t *g)
     {
         memset(g, 0, sizeof *g);
+        CK(cudaSetDevice(local), "cudaSetDevice");
         memset(buf_p, 0, sizeof buf_p);
         memset(buf_n, 0, sizeof buf_n);
         int r = wide ? compact<u128>(g) : compact<uint64_t>(g);
@@ -978,7 +1188,7 @@ struct Table {
             return SG_ERR_DEVICE;
         }
         CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 2 && !shared_host; i++)
             CK(cudaHostAlloc((void **)&buf[i].p, batch, cudaHostAllocPortable), "cudaHostAlloc (batches)");
         CK(cudaHostAlloc((void **)&h_n, 4 * sizeof *h_n, cudaHostAllocPortable), "cudaHostAlloc (counters)");
         SG_TRY(dev_alloc((void **)&d_n, 4 * sizeof *d_n, "counters"));
@@ -992,6 +1202,11 @@ struct Table {
 
     void destroy()
     {
+        for (int i = 0; i < n_peer; i++) {
+            peer[i]->destroy();
+            free(peer[i]);
+        }
+        n_peer = 0;
         cudaSetDevice(local);
         free_batch_buffers();
         dev_free(tab_k, cap_tab * kb);
@@ -1018,15 +1233,28 @@ int t_add(sg_kmer_table_t *kt, const sg_chunk_t *c) { return table(kt)->add(c); 
 
 int t_finish(sg_kmer_table_t *kt) { return table(kt)->finish(); }
 
-uint64_t t_distinct(const sg_kmer_table_t *kt) { return table(kt)->n_tab; }
-uint64_t t_total(const sg_kmer_table_t *kt) { return table(kt)->total; }
+uint64_t t_distinct(const sg_kmer_table_t *kt)
+{
+    const Table *t = table(kt);
+    uint64_t n = t->n_tab;
+    for (int i = 0; i < t->n_peer; i++) n += t->peer[i]->n_tab;
+    return n;
+}
+
+uint64_t t_total(const sg_kmer_table_t *kt)
+{
+    const Table *t = table(kt);
+    uint64_t n = t->total;
+    for (int i = 0; i < t->n_peer; i++) n += t->peer[i]->total;
+    return n;
+}
 
 int t_histogram(sg_kmer_table_t *kt, uint64_t *hist, int n)
 {
     memset(hist, 0, n * sizeof *hist);
     Table *t = table(kt);
     if (t->broken) return SG_ERR_DEVICE;
-    int r = t->histogram(hist, n);
+    int r = t->histogram_all(hist, n);
     return r < 0 ? t->broke(r) : 0;
 }
 
@@ -1034,7 +1262,7 @@ int t_filter(sg_kmer_table_t *kt, uint32_t min)
 {
     Table *t = table(kt);
     if (t->broken) return SG_ERR_DEVICE;
-    int r = t->wide ? t->filter<u128>(min) : t->filter<uint64_t>(min);
+    int r = t->wide ? t->filter_all<u128>(min) : t->filter_all<uint64_t>(min);
     return r < 0 ? t->broke(r) : 0;
 }
 
@@ -1059,6 +1287,14 @@ void t_stats(const sg_kmer_table_t *kt, FILE *fp)
                 "\"unitigs_seconds\": %.6f, \"d2h_seconds\": %.6f, \"peak_device_bytes\": %zu",
             t->name, t->batch, (unsigned long long)t->batches, (unsigned long long)t->bytes_in, s->h2d,
             s->extract_sort, s->merge, s->histogram, s->filter, s->neighbours, s->unitigs, s->d2h, t->dev_peak);
+    // several devices: the figures above are the first's, which compacts; the others counted beside it
+    fprintf(fp, ", \"devices\": [%d", t->device);
+    for (int i = 0; i < t->n_peer; i++) fprintf(fp, ", %d", t->peer[i]->device);
+    fputs("]", fp);
+    for (int i = 0; i < t->n_peer; i++)
+        fprintf(fp, ", \"device_%d_seconds\": %.6f, \"device_%d_peak_bytes\": %zu", t->peer[i]->device,
+                t->peer[i]->sec.h2d + t->peer[i]->sec.extract_sort + t->peer[i]->sec.merge, t->peer[i]->device,
+                t->peer[i]->dev_peak);
 }
 
 void t_free(sg_kmer_table_t *kt)
@@ -1069,26 +1305,69 @@ void t_free(sg_kmer_table_t *kt)
     free(kt);
 }
 
+// A table on device id counting hash part `part` of n_parts (n_parts 1: all
+// k-mers), with batches of `batch` bytes (0: its choice); NULL with the
+// reason in err.
+Table *open_table(const sg_kmer_opts_t *o, int id, uint32_t part, uint32_t n_parts, size_t batch, int shared_host,
+                  char *err, size_t errsz)
+{
+    Table *t = (Table *)sg_calloc(1, sizeof *t);
+    t->k = o->k;
+    t->wide = o->k > 31;
+    t->kb = t->wide ? 16 : 8;
+    t->device = id;
+    t->part = part;
+    t->n_parts = n_parts;
+    t->shared_host = shared_host;
+    t->fail_device = -1;
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_mutex_init(&t->dev_mu, NULL);
+    pthread_cond_init(&t->cv, NULL);
+    struct cudaDeviceProp p;
+    int r = sg_cuda_open_device(id, &t->local, &p, err, errsz);
+    if (r == 0) {
+        snprintf(t->name, sizeof t->name, "%.127s", p.name);
+        if ((r = t->open(batch)) < 0) snprintf(err, errsz, "CUDA device %d: %s", id, t->err);
+    }
+    if (r < 0) {
+        t->destroy();
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
 } // namespace
 
 extern "C" int sg_kmer_table_cuda(const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err, size_t errsz)
 {
     *out = NULL;
-    const int id = sg_devices_or_default(o->devices)->id[0];
+    const sg_devices_t *ds = sg_devices_or_default(o->devices);
     size_t batch = 0;
     const char *env = getenv("SEQGPU_CUDA_KMER_BATCH");
     if (env && (sg_parse_size(env, &batch) < 0 || batch < 2 * (size_t)o->k || batch >= ((size_t)1 << 31))) {
         snprintf(err, errsz, "invalid SEQGPU_CUDA_KMER_BATCH '%s' (bytes, at least 2k and below 2 GB)", env);
         return SG_ERR_DEVICE;
     }
-    Table *t = (Table *)sg_calloc(1, sizeof *t);
-    t->k = o->k;
-    t->wide = o->k > 31;
-    t->kb = t->wide ? 16 : 8;
-    t->device = id;
-    pthread_mutex_init(&t->mu, NULL);
-    pthread_mutex_init(&t->dev_mu, NULL);
-    pthread_cond_init(&t->cv, NULL);
+    // all the devices started together (the SCC solver has, when it runs on cuda)
+    if (sg_cuda_select(ds->id, ds->n, err, errsz) < 0) return SG_ERR_DEVICE;
+    // the first device chooses the batch size, which every other takes
+    const uint32_t n = (uint32_t)ds->n;
+    Table *t = open_table(o, ds->id[0], 0, n, batch, 0, err, errsz);
+    if (!t) return SG_ERR_DEVICE;
+    for (uint32_t i = 1; i < n; i++) {
+        Table *p = open_table(o, ds->id[i], i, n, t->batch, 1, err, errsz);
+        if (!p) {
+            t->destroy();
+            free(t);
+            return SG_ERR_DEVICE;
+        }
+        t->peer[t->n_peer++] = p;
+    }
+    if (n > 1) {
+        size_t at = strlen(t->name);
+        snprintf(t->name + at, sizeof t->name - at, " x%u", n);
+    }
     sg_kmer_table_t *kt = (sg_kmer_table_t *)sg_calloc(1, sizeof *kt);
     kt->name = "cuda";
     kt->add = t_add;
@@ -1103,16 +1382,6 @@ extern "C" int sg_kmer_table_cuda(const sg_kmer_opts_t *o, sg_kmer_table_t **out
     kt->priv = t;
     t->why = kt->err;
     t->whysz = sizeof kt->err;
-    struct cudaDeviceProp p;
-    int r = sg_cuda_open_device(id, &t->local, &p, err, errsz);
-    if (r == 0) {
-        snprintf(t->name, sizeof t->name, "%.127s", p.name);
-        if ((r = t->open(batch)) < 0) snprintf(err, errsz, "CUDA device %d: %s", id, t->err);
-    }
-    if (r < 0) {
-        t_free(kt);
-        return SG_ERR_DEVICE;
-    }
     *out = kt;
     return 0;
 }

@@ -1216,9 +1216,10 @@ void c_free(sg_scc_solver_t *ss)
 extern "C" int sg_scc_solver_cuda(const sg_scc_opts_t *o, sg_scc_solver_t **out, char *err, size_t errsz)
 {
     *out = NULL;
-    const int id = sg_devices_or_default(o->devices)->id[0];
-    // what can be known before CUDA starts: the device is listed and reported
-    if (sg_cuda_select(&id, 1, err, errsz) < 0 || sg_cuda_precheck(id, err, errsz) < 0) return SG_ERR_DEVICE;
+    const sg_devices_t *ds = sg_devices_or_default(o->devices);
+    const int id = ds->id[0]; // the SCCs are found on the first device; the k-mer tables take them all
+    // what can be known before CUDA starts: the devices are listed and reported
+    if (sg_cuda_select(ds->id, ds->n, err, errsz) < 0 || sg_cuda_precheck(id, err, errsz) < 0) return SG_ERR_DEVICE;
     sg_scc_solver_t *ss = (sg_scc_solver_t *)sg_calloc(1, sizeof *ss);
     Solver *v = (Solver *)sg_calloc(1, sizeof *v);
     v->id = id;

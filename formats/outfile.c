@@ -330,6 +330,49 @@ static int open_one(sg_outfile_t *out, int i, const struct stat *in_st, const ui
     return create_tmp(o, exists ? &st : NULL);
 }
 
+char *sg_tmp_beside(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    char *tmp = sg_malloc(dir + sizeof TMP_TAG + TMP_RANDOM);
+    memcpy(tmp, path, dir);
+    memcpy(tmp + dir, TMP_TAG, sizeof TMP_TAG - 1);
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        random_letters(tmp + dir + sizeof TMP_TAG - 1, TMP_RANDOM);
+        tmp[dir + sizeof TMP_TAG - 1 + TMP_RANDOM] = 0;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0 || remember(tmp) < 0) {
+        int e = fd < 0 ? errno : EMFILE;
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        free(tmp);
+        errno = e;
+        return NULL;
+    }
+    close(fd);
+    return tmp;
+}
+
+int sg_tmp_place(char *tmp, const char *path)
+{
+    /* link() fails on an existing path, where rename() would replace it */
+    if (link(tmp, path) != 0 && errno != EEXIST) return -1;
+    sg_tmp_remove(tmp);
+    return 0;
+}
+
+void sg_tmp_remove(char *tmp)
+{
+    unlink(tmp);
+    forget(tmp);
+    free(tmp);
+}
+
 int sg_outfiles_open(sg_outfile_t *out, int n, char *const *inputs, int n_inputs)
 {
     struct stat *in_st = sg_malloc(((size_t)n_inputs + 1) * sizeof *in_st);

@@ -52,4 +52,24 @@ int sg_outfiles_close(sg_outfile_t *out, int n) __attribute__((warn_unused_resul
 /** Close and remove every output (a failed run). */
 void sg_outfiles_discard(sg_outfile_t *out, int n);
 
+/**
+ * A new empty file beside path, under an unpredictable temporary name (as
+ * the outputs'), removed if the process ends before sg_tmp_place() or
+ * sg_tmp_remove(): for a file another library writes by name (an index).
+ * @return its name (the caller frees it with sg_tmp_place or sg_tmp_remove),
+ *         or NULL with errno set (a folder that is not writable)
+ */
+char *sg_tmp_beside(const char *path);
+
+/**
+ * Put the temporary tmp in place as path, unless path exists: a file is
+ * never replaced, and one made meanwhile by another process stays.
+ * @return 0 (in place, or there already; tmp removed and freed), or -1
+ *         with errno set (tmp stays, for the caller to use or remove)
+ */
+int sg_tmp_place(char *tmp, const char *path);
+
+/** Remove the temporary tmp and free it. */
+void sg_tmp_remove(char *tmp);
+
 #endif

@@ -202,7 +202,7 @@ static int write_all(sg_writer_t *w, const char *s, size_t n)
     return 0;
 }
 
-int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, int n_files)
+int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, int header, int n_files)
 {
     const int nm = f->ms->n_motif;
     memset(w, 0, sizeof *w);
@@ -215,7 +215,8 @@ int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, i
     w->total_pat = sg_calloc(f->ms->n_pat + 1, sizeof *w->total_pat);
     w->file_total = sg_calloc((size_t)n_files * nm + 1, sizeof *w->file_total);
     w->rec_total = sg_calloc((size_t)SG_SUMMARY_RECORDS * nm, sizeof *w->rec_total);
-    const char *head = f->fmt == SG_OUT_COUNT ? "seqID\tpatternName\thits\n"
+    const char *head = !header                ? ""
+                       : f->fmt == SG_OUT_COUNT ? "seqID\tpatternName\thits\n"
                        : f->fmt != SG_OUT_TSV   ? ""
                        : f->ms->approx          ? "seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\tmismatches\n"
                                                 : "seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\n";

@@ -65,8 +65,9 @@ typedef struct {
 } sg_writer_t;
 
 /** Start writing to an open output (its owner closes it): the header line,
- * if the format has one; the hits of n_files input files are tallied. */
-int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, int n_files)
+ * if the format has one and header is 1 (not for parts after the first); the hits
+ * of n_files input files are tallied. */
+int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, int header, int n_files)
     __attribute__((warn_unused_result));
 /** Print the next chunk, in input order. */
 int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o) __attribute__((warn_unused_result));

@@ -38,6 +38,11 @@ struct sg_reader {
     int midline;           /* the next block continues a FASTA sequence line */
     uint64_t bytes;
     uint64_t pos_done;     /* stored bytes of the files already closed */
+    sg_reader_part_t part; /* find --part: what to read (has_part) */
+    int has_part;
+    uint64_t stop;         /* the open file's offset where reading stops (its end, or the part's) */
+    uint64_t upos;         /* streamed: the uncompressed offset of the next byte read */
+    int tail_due;          /* the part's tail block comes next */
 };
 
 /* A plain file is mapped; if someone truncates it while it is read, touching
@@ -141,6 +146,13 @@ sg_reader_t *sg_reader_new(char *const *paths, int n_paths, size_t block, int n_
     return r;
 }
 
+void sg_reader_set_part(sg_reader_t *r, const sg_reader_part_t *p)
+{
+    r->part = *p;
+    r->has_part = 1;
+    r->cur = p->first - 1;
+}
+
 const char *sg_reader_path(const sg_reader_t *r, int i)
 {
     return strcmp(r->paths[i], "-") ? r->paths[i] : "(standard input)";
@@ -200,6 +212,37 @@ static int try_map(sg_reader_t *r, const char *path)
     return 1;
 }
 
+/* The open file's part: where reading starts and stops (sg_fai_check has
+ * checked the index against the file). */
+static int open_part(sg_reader_t *r)
+{
+    if (!r->has_part) return 0;
+    const sg_reader_part_t *p = &r->part;
+    const char *path = r->paths[r->cur];
+    if (r->cur == p->last) {
+        r->stop = p->end;
+        r->tail_due = p->tail_end > p->end;
+    }
+    if (r->cur != p->first) return 0;
+    if (r->map) {
+        r->map_pos = p->beg;
+    } else {
+        if (p->gzi[r->cur] && bgzf_index_load(r->fp, p->gzi[r->cur], NULL) < 0) {
+            sg_error("cannot read '%s', the index of '%s'", p->gzi[r->cur], path);
+            return SG_ERR_INPUT;
+        }
+        if (bgzf_useek(r->fp, (off_t)p->beg, SEEK_SET) < 0) {
+            sg_error("cannot seek in '%s' to offset %llu", path, (unsigned long long)p->beg);
+            return SG_ERR_INPUT;
+        }
+        r->upos = p->beg;
+    }
+    r->fmt = SG_FMT_FASTA;
+    r->started = 1;
+    r->midline = 1; /* the part starts at a base, maybe inside a line */
+    return 0;
+}
+
 static int open_next(sg_reader_t *r)
 {
     const char *path = r->paths[++r->cur];
@@ -213,7 +256,10 @@ static int open_next(sg_reader_t *r)
     r->carry_len = 0;
     r->midline = 0;
     r->map = NULL;
-    if (try_map(r, path)) return 0;
+    r->stop = UINT64_MAX;
+    r->upos = 0;
+    if (try_map(r, path)) return open_part(r);
+    if (r->has_part && open_part(r) < 0) return SG_ERR_INPUT;
     if (bgzf_compression(r->fp) == 2) {
         /* htslib 1.16's threaded BGZF reader reports a truncated file as an
          * empty one (and can hang checking it), so threads inflate only files
@@ -235,6 +281,7 @@ static int fill(sg_reader_t *r, sg_chunk_t *c, size_t want)
         c->cap = want + 1;
         c->seq = sg_realloc(c->seq, c->cap);
     }
+    if (want - c->len > r->stop - r->upos) want = c->len + (r->stop - r->upos);
     while (c->len < want && !r->eof) {
         ssize_t n = bgzf_read(r->fp, c->seq + c->len, want - c->len);
         if (n < 0) {
@@ -246,7 +293,9 @@ static int fill(sg_reader_t *r, sg_chunk_t *c, size_t want)
         if (n == 0) r->eof = 1;
         c->len += n;
         r->bytes += n;
+        r->upos += n;
     }
+    if (r->upos == r->stop) r->eof = 1;
     return 0;
 }
 
@@ -376,7 +425,8 @@ static int cut_mapped(sg_reader_t *r, sg_chunk_t *c)
         r->bytes += skip;
     }
     const char *b = r->map + r->map_pos;
-    size_t avail = r->map_len - r->map_pos, want = r->block, cut;
+    size_t end = r->stop < r->map_len ? r->stop : r->map_len;
+    size_t avail = end - r->map_pos, want = r->block, cut;
     int next_midline;
     for (;; want *= 2) {
         size_t len = want < avail ? want : avail;
@@ -388,7 +438,7 @@ static int cut_mapped(sg_reader_t *r, sg_chunk_t *c)
     r->midline = next_midline;
     r->map_pos += cut;
     r->bytes += cut;
-    r->eof = r->map_pos == r->map_len;
+    r->eof = r->map_pos == end;
     return 1;
 }
 
@@ -433,6 +483,37 @@ static int next_streamed(sg_reader_t *r, sg_chunk_t *c)
     return 1;
 }
 
+/* The part's tail, its last record's bases after it: one block, then the file closes. */
+static int next_tail(sg_reader_t *r, sg_chunk_t *c, sg_chunk_t **out)
+{
+    size_t n = r->part.tail_end - r->part.end;
+    r->tail_due = 0;
+    c->fmt = SG_FMT_FASTA;
+    c->midline = 1;
+    c->tail = c->file_end = 1;
+    int ret = 1;
+    if (r->map) {
+        c->src = r->map + r->part.end;
+        c->len = n;
+        if (r->part.tail_end > r->map_len) ret = 0;
+    } else {
+        r->stop = r->part.tail_end;
+        r->eof = 0;
+        ret = fill(r, c, n) < 0 ? SG_ERR_INPUT : c->len == n;
+    }
+    if (ret == 0) {
+        sg_error("cannot read '%s': it is shorter than its index says", sg_reader_path(r, r->cur));
+        ret = SG_ERR_INPUT;
+    }
+    close_file(r);
+    if (ret < 0) {
+        sg_chunk_free(c);
+        return ret;
+    }
+    *out = c;
+    return 1;
+}
+
 int sg_reader_next(sg_reader_t *r, sg_chunk_t **out)
 {
     *out = r->peeked;
@@ -440,11 +521,12 @@ int sg_reader_next(sg_reader_t *r, sg_chunk_t **out)
     if (*out) return 1;
     for (;;) {
         if (!r->fp && !r->map) {
-            if (r->cur + 1 >= r->n_paths) return 0;
+            if (r->cur + 1 >= r->n_paths || (r->has_part && r->cur + 1 > r->part.last)) return 0;
             if (open_next(r) < 0) return SG_ERR_INPUT;
         }
         sg_chunk_t *c = sg_chunk_new(0);
         c->file = r->cur;
+        if (r->tail_due && r->eof) return next_tail(r, c, out);
         int got = r->map ? next_mapped(r, c) : next_streamed(r, c);
         if (got <= 0) {
             sg_chunk_free(c);
@@ -455,7 +537,7 @@ int sg_reader_next(sg_reader_t *r, sg_chunk_t **out)
         c->fmt = r->fmt;
         r->started = 1;
         r->graph_ok = 0;
-        if (r->eof && !r->carry_len) {
+        if (r->eof && !r->carry_len && !r->tail_due) {
             c->file_end = 1;
             close_file(r);
         }

@@ -35,6 +35,20 @@ int sg_input_rereadable(const char *path);
  */
 sg_reader_t *sg_reader_new(char *const *paths, int n_paths, size_t block, int n_threads);
 
+/* A part of the inputs (find --part): the bytes from offset beg of input
+ * `first` (a base inside a record) to offset end of input `last`, then those
+ * up to tail_end as overlap only (sg_chunk_t.tail). Inputs before first and
+ * after last are not read. Offsets are uncompressed; a BGZF input seeks
+ * through its .gzi. */
+typedef struct {
+    int first, last;
+    uint64_t beg, end, tail_end;
+    char *const *gzi; /* per input: its .gzi, or NULL for a plain file */
+} sg_reader_part_t;
+
+/** Read only a part of the inputs (before the first sg_reader_next()). */
+void sg_reader_set_part(sg_reader_t *r, const sg_reader_part_t *p);
+
 /**
  * The next raw block, for sg_parse_block(). An input without records (an
  * empty file, nothing on standard input) is passed over with a warning.

@@ -75,6 +75,16 @@ void sg_chunker_init(sg_chunker_t *ck, size_t overlap)
     ck->name = sg_strdup("");
 }
 
+void sg_chunker_resume(sg_chunker_t *ck, int file, int64_t rid, int64_t file_rid0, const char *name, int64_t rec_pos)
+{
+    ck->file = file;
+    ck->file_rec0 = file_rid0;
+    ck->n_rec = rid + 1; /* started */
+    ck->rec_pos = rec_pos;
+    free(ck->name);
+    ck->name = sg_strdup(name);
+}
+
 void sg_chunker_free(sg_chunker_t *ck)
 {
     sg_chunk_free(ck->pending);
@@ -102,6 +112,22 @@ void sg_chunker_push(sg_chunker_t *ck, sg_chunk_t *c, sg_chunk_out_fn out, void 
 {
     if (!c) {
         if (ck->pending) close_pending(ck, out, arg);
+        return;
+    }
+    if (c->tail) {
+        /* the part's last record goes on: its next bases complete the overlap */
+        sg_chunk_t *p = ck->pending;
+        if (p && c->n_seg && !c->seg[0].first) {
+            size_t take = c->seg[0].len < ck->overlap ? c->seg[0].len : ck->overlap;
+            sg_chunk_reserve(p, take);
+            memcpy(p->seq + p->len + p->ov, c->seq + c->seg[0].off, take);
+            p->ov += take;
+            ck->pending = NULL;
+            emit(ck, p, out, arg);
+        } else if (p) {
+            close_pending(ck, out, arg);
+        }
+        sg_chunk_free(c);
         return;
     }
     if (c->file != ck->file) {

@@ -41,6 +41,7 @@ typedef struct sg_chunk {
     int fmt;          /* SG_FMT_* of that file */
     int midline;      /* FASTA: the raw block starts inside a sequence line */
     int file_end;     /* last block of its file */
+    int tail;         /* the bases after a part of the input (find --part): overlap for the chunk before, never owned */
     char *err;        /* parse error message (without the record), or NULL */
     int err_seg;      /* record of the block the error is in (segment index, or n_seg if not added yet) */
 
@@ -77,6 +78,12 @@ typedef struct {
 typedef void (*sg_chunk_out_fn)(void *arg, sg_chunk_t *c);
 
 void sg_chunker_init(sg_chunker_t *ck, size_t overlap);
+/**
+ * Start inside a record (a part of the input, find --part): the first block
+ * continues record rid (over all inputs, from 0; file_rid0: the first of its
+ * file, input file) named name, at its base rec_pos.
+ */
+void sg_chunker_resume(sg_chunker_t *ck, int file, int64_t rid, int64_t file_rid0, const char *name, int64_t rec_pos);
 /**
  * Take the next parsed block (NULL at the end of all input). Completed chunks
  * go to out, in order; a block too small to complete the pending chunk's

@@ -73,6 +73,17 @@ int sg_parse_size(const char *s, size_t *out)
     return 0;
 }
 
+int sg_parse_part(const char *s, long max, long *i, long *n)
+{
+    const char *slash = strchr(s, '/');
+    if (!slash || slash - s > 20) return -1;
+    char num[24];
+    memcpy(num, s, slash - s);
+    num[slash - s] = 0;
+    if (sg_parse_int(slash + 1, 1, max, n) < 0 || sg_parse_int(num, 1, *n, i) < 0) return -1;
+    return 0;
+}
+
 int sg_usage_error(const char *cmd, const char *fmt, const char *arg)
 {
     fprintf(stderr, "%s: ", cmd);

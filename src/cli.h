@@ -26,6 +26,9 @@ const sg_devices_t *sg_devices_or_default(const sg_devices_t *d);
 /** Parse a byte count with an optional K, M or G suffix (powers of 1024); 0 or -1. */
 int sg_parse_size(const char *s, size_t *out);
 
+/** Parse a part "I/N" of a run cut into N parts, 1 <= I <= N <= max; 0 or -1. */
+int sg_parse_part(const char *s, long max, long *i, long *n);
+
 /** A usage error, as samtools gives one: "CMD: message" (fmt with one %s
  * for arg) and "try 'CMD -h' for the options" on stderr. Returns SG_EXIT_INPUT. */
 int sg_usage_error(const char *cmd, const char *fmt, const char *arg);

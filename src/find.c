@@ -15,6 +15,7 @@
 #include "../formats/output.h"
 #include "backend.h"
 #include "find_casoff.h"
+#include "find_part.h"
 #include "cli.h"
 #include "input.h"
 #include "log.h"
@@ -59,6 +60,9 @@ static void usage(FILE *fp)
 "                         record, up to 20 records) on standard error, -q or not\n"
 "      --kernel STR       exact motifs: auto | sunday | vector | qgram (opencl: no sunday)  [auto]\n"
 "      --chunk-size SIZE  bytes of input per chunk, e.g. 4M  [backend's choice]\n"
+"      --part I/N         scan only the I-th of N near-equal ranges of the bases (FASTA,\n"
+"                         plain or BGZF, through its .fai/.gzi: made if missing); the\n"
+"                         outputs of parts 1..N, concatenated, are one run's\n"
 "  -q, --quiet            no progress or summary lines on stderr\n"
 "      --progress[=SEC]   a progress line every SEC seconds [5], terminal or not\n"
 "  -v, --verbose          also say which backend auto chose, and why\n"
@@ -141,6 +145,7 @@ typedef struct {
     double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     sg_outfmt_t format;
     size_t chunk_size;
+    long part, n_parts; /* --part I/N; 0: the whole input */
 } find_opts_t;
 
 static void write_stats(FILE *fp, const find_opts_t *o, const find_ctx_t *ctx, const double *busy, double wall)
@@ -225,7 +230,7 @@ static int usage_error(const char *fmt, const char *arg)
 int main_find(int argc, char **argv)
 {
     enum { OPT_DEVICE = 256, OPT_SKIP_MASKED, OPT_STATS, OPT_KERNEL, OPT_CHUNK, OPT_PAM, OPT_PAM5, OPT_CASOFF, OPT_INDEX,
-           OPT_PROGRESS, OPT_SUMMARY };
+           OPT_PROGRESS, OPT_SUMMARY, OPT_PART };
     static const struct option lopts[] = {
         {"motif", required_argument, NULL, 'm'},     {"motif-file", required_argument, NULL, 'f'},
         {"strand", required_argument, NULL, 's'},    {"output", required_argument, NULL, 'o'},
@@ -238,12 +243,13 @@ int main_find(int argc, char **argv)
         {"index", no_argument, NULL, OPT_INDEX},     {"progress", optional_argument, NULL, OPT_PROGRESS},
         {"summary", no_argument, NULL, OPT_SUMMARY},
         {"quiet", no_argument, NULL, 'q'},           {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
+        {"help", no_argument, NULL, 'h'},            {"part", required_argument, NULL, OPT_PART},
         {NULL, 0, NULL, 0}};
     find_opts_t o = {.output = "-", .backend = "auto", .kernel = "auto", .strands = SG_STRAND_BOTH,
                      .format = SG_OUT_BED};
     sg_motif_set_t ms = {0};
     sg_casoff_t co = {0};
+    sg_find_part_t part = {0};
     char err[1024], *index_path = NULL, *mqc = NULL;
     long v;
     int c, ret = SG_EXIT_OK;
@@ -303,6 +309,12 @@ int main_find(int argc, char **argv)
             }
             break;
         case OPT_INDEX: o.index = 1; break;
+        case OPT_PART:
+            if (sg_parse_part(optarg, 1L << 30, &o.part, &o.n_parts) < 0) {
+                ret = usage_error("invalid --part '%s' (I/N: part I of N, 1 <= I <= N)", optarg);
+                goto out;
+            }
+            break;
         case OPT_SUMMARY: o.summary = 1; break;
         case OPT_PROGRESS:
             if (sg_parse_progress(optarg, &o.progress) < 0) {
@@ -342,6 +354,16 @@ int main_find(int argc, char **argv)
         if (isatty(STDIN_FILENO)) { ret = usage_error("%s", "no input file given (use - for standard input)"); goto out; }
         o.inputs = stdin_input;
         o.n_inputs = 1;
+    }
+    if (o.part && o.format == SG_OUT_COUNT) {
+        ret = usage_error("%s", "-F count cannot be cut into parts (a record may lie in several): take -F bed and "
+                                "count the gathered rows (cut -f1,4 | sort | uniq -c)");
+        goto out;
+    }
+    if (o.part && o.index) {
+        ret = usage_error("%s", "--index: a part's index is no index of the whole; index the gathered BED "
+                                "(tabix -p bed) instead");
+        goto out;
     }
     if (o.index && (o.format != SG_OUT_BED || !sg_outfile_compressed(o.output))) {
         ret = usage_error("%s", "--index needs BED output to a BGZF file: -F bed -o FILE.gz (or FILE.bgz)");
@@ -383,6 +405,13 @@ int main_find(int argc, char **argv)
         }
     }
     sg_motif_compile(&ms, o.strands);
+    if (o.part && sg_find_part_plan(o.inputs, o.n_inputs, o.part, o.n_parts, ms.max_len - 1, &part) < 0) {
+        ret = SG_EXIT_INPUT;
+        goto fail;
+    }
+    if (o.part)
+        sg_info("part %ld/%ld: bases %llu to %llu of %llu", o.part, o.n_parts, (unsigned long long)part.beg,
+                (unsigned long long)part.end, (unsigned long long)part.total);
 
     find_ctx_t ctx = {.ms = &ms};
     sg_backend_opts_t bo = {.motifs = &ms, .skip_masked = o.skip_masked, .kernel = o.kernel,
@@ -396,9 +425,15 @@ int main_find(int argc, char **argv)
     }
     if (o.verbose && ctx.backend->why[0]) sg_info("%s", ctx.backend->why);
     sg_formatter_init(&ctx.fmt, o.format, &ms, o.skip_masked);
-    r = sg_writer_open(&ctx.writer, &outs[0], &ctx.fmt, o.n_inputs);
+    r = sg_writer_open(&ctx.writer, &outs[0], &ctx.fmt, o.part <= 1, o.n_inputs);
     size_t chunk = o.chunk_size ? o.chunk_size : ctx.backend->chunk_size;
     sg_input_init(&ctx.in, sg_reader_new(o.inputs, o.n_inputs, chunk, o.threads), ms.max_len - 1);
+    if (o.part) {
+        sg_reader_set_part(ctx.in.reader, &part.range);
+        if (part.range.first < o.n_inputs)
+            sg_chunker_resume(&ctx.in.chunker, part.range.first, part.rid, part.file_rid0, part.name,
+                              (int64_t)part.rec_pos);
+    }
 
     const sg_step_t steps[N_STEPS] = {
         {step_names[STEP_READ], sg_input_read, 1, 0},
@@ -410,7 +445,7 @@ int main_find(int argc, char **argv)
     double busy[N_STEPS] = {0};
     sg_pipeline_opts_t po = {.n_threads = o.threads, .max_items = 2 * o.threads + 4,
                              .free_item = sg_input_free_chunk, .busy = busy};
-    sg_progress_stage("scanning", sg_input_stored_bytes(o.inputs, o.n_inputs));
+    sg_progress_stage("scanning", o.part ? 0 : sg_input_stored_bytes(o.inputs, o.n_inputs));
     if (r == 0) r = sg_pipeline_run(steps, N_STEPS, &ctx, &po);
     sg_progress_stop();
     double wall = sg_realtime() - t0;
@@ -431,8 +466,10 @@ int main_find(int argc, char **argv)
     sg_input_free(&ctx.in);
     sg_formatter_free(&ctx.fmt);
     ctx.backend->free(ctx.backend);
+    sg_find_part_free(&part);
     goto out;
 fail:
+    sg_find_part_free(&part);
     sg_outfiles_discard(outs, N_OUTS);
 out:
     sg_progress_stop();

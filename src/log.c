@@ -110,6 +110,38 @@ size_t sg_peak_rss(void)
     return (size_t)r.ru_maxrss * 1024; /* Linux reports kilobytes */
 }
 
+/* The first number after key in a small text file, or 0 (a limit of "max" is 0 too). */
+static unsigned long long read_number(const char *path, const char *key)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) return 0;
+    char line[256];
+    unsigned long long v = 0;
+    while (!v && fgets(line, sizeof line, fp))
+        if (!strncmp(line, key, strlen(key))) v = strtoull(line + strlen(key), NULL, 10);
+    fclose(fp);
+    return v;
+}
+
+size_t sg_available_memory(void)
+{
+    /* MemAvailable is in kB; a cgroup (v2, else v1) caps a container's or a
+     * batch job's memory below what the machine has */
+    unsigned long long avail = read_number("/proc/meminfo", "MemAvailable:") * 1024;
+    static const char *const limit[][2] = {{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
+                                           {"/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                                            "/sys/fs/cgroup/memory/memory.usage_in_bytes"}};
+    for (int i = 0; i < 2; i++) {
+        unsigned long long lim = read_number(limit[i][0], ""), used = read_number(limit[i][1], "");
+        if (lim && lim < (1ull << 60)) {
+            unsigned long long left = lim > used ? lim - used : 0;
+            if (!avail || left < avail) avail = left;
+            break;
+        }
+    }
+    return (size_t)avail;
+}
+
 static void *oom(size_t n)
 {
     sg_error("out of memory (allocating %zu bytes)", n);

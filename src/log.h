@@ -51,6 +51,10 @@ double sg_cputime(void);
 /** Peak resident set size of the process in bytes. */
 size_t sg_peak_rss(void);
 
+/** Memory this process may still take, in bytes: the smaller of the
+ * system's available memory and what its cgroup's limit leaves (0: unknown). */
+size_t sg_available_memory(void);
+
 /** Allocation that reports "out of memory" and exits with SG_EXIT_SYSTEM on failure. */
 void *sg_malloc(size_t n);
 void *sg_calloc(size_t n, size_t size);

@@ -26,6 +26,7 @@
 #include "input.h"
 #include "log.h"
 #include "progress.h"
+#include "scc_counts.h"
 #include "scc_coverage.h"
 #include "scc_pictures.h"
 #include "scc_readset.h"
@@ -55,13 +56,22 @@ static void usage(FILE *fp)
 "      --write-overlaps F overlap: also write the overlaps kept as PAF\n"
 "      --edges FILE     take a directed graph as two integer columns instead\n"
 "      --write-graph F  also write the whole compacted graph as GFA\n"
+"      --max-memory SIZE  when the k-mer table would outgrow SIZE (e.g. 2500M), count\n"
+"                       the k-mers in parts over more passes of the reads, through\n"
+"                       files in --tmp-dir       [3/4 of the available memory]\n"
+"      --tmp-dir DIR    folder for those files             [the folder of PREFIX]\n"
+"      --part I/N       count only part I of N of the k-mers (by hash) ...\n"
+"      --counts-out F   ... and write them to F, a k-mer counts file: nothing else\n"
+"      --counts         the inputs are the N counts files of a run's parts: the graph,\n"
+"                       SCCs and report from them, the same as one run's\n"
 "  -p, --prefix STR     output prefix; one ending in .gz writes every PREFIX.* file\n"
 "                       BGZF-compressed, as PREFIX.repeats.tsv.gz ...  [seqgpu_scc]\n"
 "  -t, --threads INT    total threads                          [all online CPUs]\n"
 "  -b, --backend STR    auto | cpu | cuda, for graph building and SCCs [auto: cuda\n"
 "                       for inputs of 1M+ graph vertices when a device is usable;\n"
 "                       overlap: the minimizer index, when the device is estimated faster]\n"
-"      --device INT     CUDA device index                      [0]\n"
+"      --device I[,I]   CUDA device(s): the k-mers counted on all of them, the SCCs\n"
+"                       (and the overlap index) found on the first      [0]\n"
 "      --stats FILE     write a JSON run summary (histogram, coverage, graph sizes, stage times)\n"
 "                       and the MultiQC files (below)\n"
 "  -q, --quiet          no progress or summary lines on stderr\n"
@@ -109,15 +119,20 @@ typedef struct {
     const char *prefix, *edges, *write_graph, *stats, *backend;
     const char *graph, *overlaps, *write_overlaps; /* -g; overlap's inputs and outputs */
     FILE *overlaps_out;                            /* --write-overlaps, once open */
+    const char *counts_out, *tmp_dir; /* --counts-out, --tmp-dir */
+    long part, n_parts;               /* --part */
+    int counts;                       /* --counts: the inputs are counts files */
+    size_t max_memory;
     sg_devices_t devices;
-    int k, threads, quiet, verbose, kw, kv, kt;
+    int k, k_given, threads, quiet, verbose, kw, kv, kt;
     double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     double min_copies, min_identity;
     long min_count, min_overlap;
 } scc_opts_t;
 
 typedef struct {
-    const char *source;          /* reads, gfa or edges */
+    const char *source;          /* reads, gfa, edges or counts */
+    char *tmp_dir;               /* the folder of PREFIX, when --tmp-dir is not given */
     sg_graph_builder_t *builder; /* what built the graph of reads */
     sg_scc_solver_t *solver;     /* what found the SCCs (opened before the input is read) */
     char graph_why[256], why[256]; /* auto: the choices for the graph of reads and for the SCCs, and why */
@@ -160,15 +175,47 @@ static int open_solver(const scc_opts_t *o, const char *name, scc_run_t *run, ch
     return sg_scc_solver_open(name, &so, &run->solver, err, errsz);
 }
 
+/* The k-mer table's share of --max-memory: the rest for the reads in
+ * flight (a raw and a parsed block of each, and what the allocator keeps of
+ * them per thread) and the run's other needs. */
+static size_t table_memory(const scc_opts_t *o)
+{
+    size_t rest = (size_t)(2 * o->threads + 4) * 2 * READ_BLOCK + (size_t)o->threads * (32 << 20) + (128 << 20);
+    /* a limit below what the rest takes bounds the table alone */
+    return o->max_memory > 2 * rest ? o->max_memory - rest : o->max_memory / 2;
+}
+
+static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
+{
+    sg_graph_opts_t go = {.k = o->k, .min_copies = o->min_copies, .min_count = o->min_count,
+                          .n_threads = o->threads, .devices = &o->devices, .tmp_dir = o->tmp_dir,
+                          .inputs = o->inputs, .n_inputs = o->n_inputs, .read_block = READ_BLOCK,
+                          .k_given = o->k_given, .min_overlap = (uint32_t)o->min_overlap,
+                          .min_identity = o->min_identity, .overlaps = o->overlaps, .overlaps_out = o->overlaps_out,
+                          .fallback = !strcmp(o->backend, "auto")};
+    if (!go.tmp_dir) { /* beside the outputs, which need room too; not /tmp, which may be memory */
+        const char *slash = strrchr(o->prefix, '/');
+        free(run->tmp_dir);
+        run->tmp_dir = slash ? strndup(o->prefix, slash == o->prefix ? 1 : (size_t)(slash - o->prefix)) : strdup(".");
+        go.tmp_dir = run->tmp_dir;
+    }
+    /* passes over the reads need inputs that can be read again */
+    go.max_bytes = table_memory(o);
+    for (int i = 0; i < o->n_inputs; i++)
+        if (!sg_input_rereadable(o->inputs[i])) go.max_bytes = 0;
+    if (o->counts) {
+        go.counts = o->inputs;
+        go.n_counts = o->n_inputs;
+    }
+    return go;
+}
+
 /* The graph of the reads of rd (freed here), by the graph builder of -g
  * on the backend name; under auto a device that fails hands the build to the
  * cpu, which reads the input again. */
 static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *name, sg_reader_t *rd, sg_graph_t *g)
 {
-    const sg_graph_opts_t go = {.k = o->k, .min_copies = o->min_copies, .min_count = o->min_count,
-                                .n_threads = o->threads, .devices = &o->devices, .min_overlap = (uint32_t)o->min_overlap,
-                                .min_identity = o->min_identity, .overlaps = o->overlaps, .overlaps_out = o->overlaps_out,
-                                .fallback = !strcmp(o->backend, "auto")};
+    const sg_graph_opts_t go = graph_opts(o, run);
     const char *stage = strcmp(o->graph, "dbg") ? "reading" : "counting k-mers";
     char err[512] = "";
     if (!strcmp(o->backend, "auto") && !sg_graph_builder_on(o->graph, name)) {
@@ -216,6 +263,55 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
     if (r < 0) return r;
     sg_progress_stage(stage, sg_input_stored_bytes(o->inputs, o->n_inputs));
     return run->builder->build(run->builder, rd, g);
+}
+
+/* The graph of the k-mers of counts files (--counts), built on the cpu. */
+static int graph_from_counts(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
+{
+    const sg_graph_opts_t go = graph_opts(o, run);
+    char err[512] = "";
+    int r = sg_graph_builder_open("dbg", "cpu", &go, &run->builder, err, sizeof err);
+    if (r < 0) {
+        sg_error("%s", err);
+        return r;
+    }
+    sg_progress_stage("reading the k-mer counts", 0);
+    return run->builder->build(run->builder, NULL, g);
+}
+
+/* --part I/N --counts-out FILE: part I of the reads' k-mers into FILE, and
+ * the part's figures to --stats. */
+static int write_counts(const scc_opts_t *o, scc_run_t *run, const sg_outfile_t *out, FILE *stats, double t_start)
+{
+    sg_progress_stage("reading", 0);
+    sg_reader_t *rd = sg_reader_new(o->inputs, o->n_inputs, READ_BLOCK, o->threads);
+    int fmt = sg_reader_format(rd);
+    if (fmt == SG_FMT_GFA) {
+        sg_error("'%s' is a GFA graph: --counts-out counts the k-mers of reads", o->inputs[0]);
+        fmt = SG_ERR_INPUT;
+    }
+    if (fmt < 0) {
+        sg_reader_free(rd);
+        return fmt;
+    }
+    const sg_graph_opts_t go = graph_opts(o, run);
+    sg_part_summary_t sum;
+    sg_progress_stage("counting k-mers", sg_input_stored_bytes(o->inputs, o->n_inputs));
+    int r = sg_counts_part(&go, rd, (uint32_t)o->part, (uint32_t)o->n_parts, out->fp, out->name, &sum);
+    if (r == 0 && stats) {
+        fprintf(stats, "{\n  \"program\": \"seqgpu\",\n  \"version\": \"%s\",\n  \"command\": \"scc\",\n  \"inputs\": [",
+                SG_VERSION);
+        for (int i = 0; i < o->n_inputs; i++) {
+            fputs(i ? ", " : "", stats);
+            sg_json_str(stats, o->inputs[i]);
+        }
+        fprintf(stats, "],\n  \"part\": %ld,\n  \"parts\": %ld,\n  \"k\": %d,\n  \"kmers\": %llu,\n"
+                       "  \"distinct_kmers\": %llu,\n  \"stored_kmers\": %llu,\n  \"stored_min_count\": %u,\n"
+                       "  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n",
+                o->part, o->n_parts, o->k, (unsigned long long)sum.kmers, (unsigned long long)sum.distinct,
+                (unsigned long long)sum.stored, sum.min_stored, sg_realtime() - t_start, sg_cputime(), sg_peak_rss());
+    }
+    return r;
 }
 
 /* Components of every vertex, numbered in the order of their first vertex
@@ -270,8 +366,11 @@ static void write_pictures(const scc_opts_t *o, const scc_run_t *run, const sg_g
                            const sg_repeats_t *rp, sg_outfile_t *spectrum, sg_outfile_t *pictures,
                            sg_outfile_t *mqc_spectrum, sg_outfile_t *mqc_repeats, const char *sample)
 {
+    /* the reads, also when their k-mers come from counts files: a run in parts draws one run's pictures */
+    char *const *in = run->builder && run->builder->inputs ? run->builder->inputs : o->inputs;
+    const int n_in = run->builder && run->builder->inputs ? run->builder->n_inputs : o->n_inputs;
     const sg_repeat_drawing_t unitigs = {.draw = sg_draw_unitigs, .g = g, .comp = comp};
-    sg_repeats_svg(pictures->fp, rp, &unitigs, g->k, o->inputs, o->n_inputs);
+    sg_repeats_svg(pictures->fp, rp, &unitigs, g->k, in, n_in);
     if (mqc_repeats->fp) sg_mqc_repeats(mqc_repeats->fp, sample, rp);
     if (!spectrum->fp) return; /* the overlap graph: no k-mers counted */
     sg_spectrum_t sp;
@@ -282,7 +381,7 @@ static void write_pictures(const scc_opts_t *o, const scc_run_t *run, const sg_g
         graph_hist = sg_malloc(SG_HIST_BINS * sizeof *graph_hist);
         sg_spectrum_of_graph(g, graph_hist, SG_HIST_BINS, &sp);
     }
-    sg_spectrum_svg(spectrum->fp, &sp, o->inputs, o->n_inputs);
+    sg_spectrum_svg(spectrum->fp, &sp, in, n_in);
     if (mqc_spectrum->fp) sg_mqc_spectrum(mqc_spectrum->fp, sample, &sp);
     free(graph_hist);
 }
@@ -333,7 +432,8 @@ static char *stdin_input[] = {stdin_name};
 int main_scc(int argc, char **argv)
 {
     enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT, OPT_PROGRESS,
-           OPT_OVERLAPS, OPT_MIN_OVERLAP, OPT_MIN_IDENTITY, OPT_WRITE_OVERLAPS };
+           OPT_OVERLAPS, OPT_MIN_OVERLAP, OPT_MIN_IDENTITY, OPT_WRITE_OVERLAPS, OPT_MAX_MEMORY, OPT_TMP_DIR, OPT_PART,
+           OPT_COUNTS_OUT, OPT_COUNTS };
     static const struct option lopts[] = {
         {"min-copies", required_argument, NULL, OPT_MIN_COPIES}, {"min-count", required_argument, NULL, 'c'},
         {"edges", required_argument, NULL, OPT_EDGES},           {"write-graph", required_argument, NULL, OPT_WRITE_GRAPH},
@@ -346,6 +446,9 @@ int main_scc(int argc, char **argv)
         {"graph", required_argument, NULL, 'g'},                 {"overlaps", required_argument, NULL, OPT_OVERLAPS},
         {"min-overlap", required_argument, NULL, OPT_MIN_OVERLAP}, {"min-identity", required_argument, NULL, OPT_MIN_IDENTITY},
         {"write-overlaps", required_argument, NULL, OPT_WRITE_OVERLAPS},
+        {"max-memory", required_argument, NULL, OPT_MAX_MEMORY}, {"tmp-dir", required_argument, NULL, OPT_TMP_DIR},
+        {"part", required_argument, NULL, OPT_PART},             {"counts-out", required_argument, NULL, OPT_COUNTS_OUT},
+        {"counts", no_argument, NULL, OPT_COUNTS},
         {NULL, 0, NULL, 0}};
     scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2,
                     .min_overlap = 2000, .min_identity = 0.8};
@@ -386,6 +489,7 @@ int main_scc(int argc, char **argv)
             if (sg_parse_int(optarg, SG_K_MIN, SG_K_MAX, &v) < 0 || v % 2 == 0)
                 return usage_error("invalid k-mer size '%s' (odd, 11 to 63)", optarg);
             o.k = (int)v;
+            o.k_given = 1;
             break;
         case OPT_MIN_COPIES: {
             char *end;
@@ -411,8 +515,9 @@ int main_scc(int argc, char **argv)
             o.backend = optarg;
             break;
         case OPT_DEVICE:
-            if (sg_parse_devices(optarg, 1, &o.devices) < 0)
-                return usage_error("invalid --device '%s' (one device index)", optarg);
+            if (sg_parse_devices(optarg, SG_MAX_DEVICES, &o.devices) < 0)
+                return usage_error("invalid --device '%s' (device indices, each once: 0, or 0,1 to count the "
+                                   "k-mers on both)", optarg);
             break;
         case OPT_KW:
             if (sg_parse_int(optarg, 1, 32, &v) < 0 || (v & (v - 1)))
@@ -428,6 +533,17 @@ int main_scc(int argc, char **argv)
             o.kt = (int)v;
             break;
         case OPT_STATS: o.stats = optarg; break;
+        case OPT_MAX_MEMORY:
+            if (sg_parse_size(optarg, &o.max_memory) < 0)
+                return usage_error("invalid --max-memory '%s' (bytes, e.g. 2500M or 8G)", optarg);
+            break;
+        case OPT_TMP_DIR: o.tmp_dir = optarg; break;
+        case OPT_PART:
+            if (sg_parse_part(optarg, SG_MAX_PARTS, &o.part, &o.n_parts) < 0)
+                return usage_error("invalid --part '%s' (I/N: part I of N, 1 <= I <= N <= 65536)", optarg);
+            break;
+        case OPT_COUNTS_OUT: o.counts_out = optarg; break;
+        case OPT_COUNTS: o.counts = 1; break;
         case 'q': o.quiet = 1; break;
         case 'v': o.verbose = 1; break;
         case OPT_PROGRESS:
@@ -446,6 +562,10 @@ int main_scc(int argc, char **argv)
         return usage_error("%s is an option of -g overlap", overlap_only);
     }
     if (o.edges && !strcmp(o.graph, "overlap")) return usage_error("%s", "-g overlap builds the graph of reads: --edges takes a graph");
+    if (!strcmp(o.graph, "overlap") && (o.part || o.counts_out || o.counts || o.max_memory || o.tmp_dir))
+        return usage_error("%s is an option of -g dbg (k-mer counts)", o.part ? "--part" : o.counts_out ? "--counts-out"
+                                                                       : o.counts ? "--counts" : o.max_memory ? "--max-memory"
+                                                                                                   : "--tmp-dir");
     if (!o.threads) o.threads = sg_default_threads();
     o.inputs = argv + optind;
     o.n_inputs = argc - optind;
@@ -455,6 +575,16 @@ int main_scc(int argc, char **argv)
         o.inputs = stdin_input;
         o.n_inputs = 1;
     }
+    if (o.part && !o.counts_out) return usage_error("%s", "--part counts a part of the k-mers for --counts-out FILE");
+    if (o.counts_out && !o.part) o.part = o.n_parts = 1;
+    if ((o.counts_out || o.counts) && o.edges)
+        return usage_error("%s", "--counts-out and --counts take the k-mers of reads, not a graph (--edges)");
+    if (o.counts_out && (o.counts || o.write_graph))
+        return usage_error("%s", "--counts-out writes the part's k-mer counts and nothing else: no --counts or "
+                                 "--write-graph");
+    if (o.counts && !strcmp(o.inputs[0], "-"))
+        return usage_error("%s", "--counts takes the counts files of a run's parts as its inputs");
+    if (!o.max_memory) o.max_memory = sg_available_memory() / 4 * 3;
     const char *base = strrchr(o.prefix, '/');
     base = base ? base + 1 : o.prefix;
     size_t stem = strlen(base) - prefix_gz(o.prefix);
@@ -463,7 +593,7 @@ int main_scc(int argc, char **argv)
                            "would be hidden files or folders)", o.prefix);
 
     enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_SPECTRUM, OUT_PICTURES, OUT_MQC_SPECTRUM, OUT_MQC_REPEATS,
-           OUT_GRAPH, OUT_STATS, OUT_OVERLAPS, N_OUT };
+           OUT_GRAPH, OUT_STATS, OUT_COUNTS, OUT_OVERLAPS, N_OUT };
     enum { N_PATHS = 8 };
     char *paths[N_PATHS] = {out_path(o.prefix, ".repeats.tsv", 0), out_path(o.prefix, ".gfa", 0),
                             out_path(o.prefix, ".units.fa", 0), out_path(o.prefix, ".components.tsv", 0),
@@ -472,19 +602,21 @@ int main_scc(int argc, char **argv)
     /* MultiQC's sample: the prefix's file name */
     char *sample = sg_strdup(base);
     sample[stem] = 0;
-    const int overlap = !strcmp(o.graph, "overlap");
+    const int report = !o.counts_out; /* a part's counts are all a --counts-out run writes */
+    const int reads = report && !o.edges; /* outputs of a graph of reads (or a GFA graph) */
+    const int overlap = !strcmp(o.graph, "overlap"); /* the overlap graph counts no k-mers: no spectrum */
     sg_outfile_t outs[N_OUT] = {
-        {.what = "PREFIX.repeats.tsv", .path = o.edges ? NULL : paths[0]},
-        {.what = "PREFIX.gfa", .path = o.edges ? NULL : paths[1]},
-        {.what = "PREFIX.units.fa", .path = o.edges ? NULL : paths[2]},
-        {.what = "PREFIX.components.tsv", .path = paths[3]},
-        /* the overlap graph counts no k-mers: no spectrum */
-        {.what = "PREFIX.spectrum.svg", .path = o.edges || overlap ? NULL : paths[4]},
-        {.what = "PREFIX.repeats.svg", .path = o.edges ? NULL : paths[5]},
-        {.what = "PREFIX.spectrum_mqc.json", .path = o.edges || overlap || !o.stats ? NULL : paths[6]},
-        {.what = "PREFIX.repeats_mqc.tsv", .path = o.edges || !o.stats ? NULL : paths[7]},
+        {.what = "PREFIX.repeats.tsv", .path = !reads ? NULL : paths[0]},
+        {.what = "PREFIX.gfa", .path = !reads ? NULL : paths[1]},
+        {.what = "PREFIX.units.fa", .path = !reads ? NULL : paths[2]},
+        {.what = "PREFIX.components.tsv", .path = report ? paths[3] : NULL},
+        {.what = "PREFIX.spectrum.svg", .path = !reads || overlap ? NULL : paths[4]},
+        {.what = "PREFIX.repeats.svg", .path = !reads ? NULL : paths[5]},
+        {.what = "PREFIX.spectrum_mqc.json", .path = !reads || overlap || !o.stats ? NULL : paths[6]},
+        {.what = "PREFIX.repeats_mqc.tsv", .path = !reads || !o.stats ? NULL : paths[7]},
         {.what = "--write-graph", .path = o.write_graph},
         {.what = "--stats", .path = o.stats},
+        {.what = "--counts-out", .path = o.counts_out, .threads = o.threads},
         {.what = "--write-overlaps", .path = o.write_overlaps},
     };
     /* the inputs: the edges, or the reads and the PAF of --overlaps */
@@ -511,6 +643,12 @@ int main_scc(int argc, char **argv)
     sg_repeats_t rp = {0};
     uint32_t *comp = NULL, *node_comp = NULL;
     double coverage = 1;
+    if (!report) {
+        sg_progress_start("seqgpu scc", o.quiet, o.progress);
+        if ((r = write_counts(&o, run, &outs[OUT_COUNTS], outs[OUT_STATS].fp, t_start)) == 0)
+            r = sg_outfiles_close(outs, N_OUT);
+        goto out;
+    }
     /* the backend for the size of the input; a solver on a device starts it
      * now, while the input is read */
     char err[512] = "";
@@ -529,6 +667,9 @@ int main_scc(int argc, char **argv)
         run->source = "edges";
         sg_progress_stage("reading the edges", 0);
         r = sg_edges_read(o.edges, &g);
+    } else if (o.counts) {
+        run->source = "counts";
+        if ((r = graph_from_counts(&o, run, &g)) == 0) coverage = run->builder->coverage;
     } else {
         /* the format from the stream that is then read: a pipe is read once */
         sg_progress_stage("reading", 0);
@@ -610,6 +751,7 @@ int main_scc(int argc, char **argv)
 out:
     sg_progress_stop();
     if (r < 0) sg_outfiles_discard(outs, N_OUT);
+    free(run->tmp_dir);
     for (int i = 0; i < N_PATHS; i++) free(paths[i]);
     free(sample);
     free(comp);

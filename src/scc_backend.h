@@ -28,7 +28,26 @@ typedef struct {
     int k;                        /* k-mer size, odd, SG_K_MIN to SG_K_MAX */
     int n_threads;                /* host threads */
     const sg_devices_t *devices;  /* GPU (the first listed; NULL or none: device 0) */
+    /* cpu: count only the k-mers of hash part `part` of n_parts (sg_kmer_part;
+     * n_parts 0 or 1: all of them) ... */
+    uint32_t part, n_parts;
+    /* ... and when the table would grow past max_bytes (0: no limit), keep
+     * only the first half of the part and go on (the table says which part
+     * it holds in the end) */
+    size_t max_bytes;
+    uint64_t expect;              /* cpu: distinct k-mers expected, to size the table at once (0: unknown) */
 } sg_kmer_opts_t;
+
+/* Counted k-mers in k-mer order: what a part of a run hands on (scc
+ * --counts-out, the bounded-memory passes) and what is added back. */
+typedef struct {
+    int k;
+    uint64_t n;
+    uint64_t *kmer;  /* n k-mers of (k + 31) / 32 words each, the high word first */
+    uint32_t *count; /* their counts */
+} sg_kmer_counts_t;
+
+void sg_kmer_counts_free(sg_kmer_counts_t *kc);
 
 /* A count table of canonical k-mers (either strand of the reads). */
 typedef struct sg_kmer_table sg_kmer_table_t;
@@ -54,7 +73,13 @@ struct sg_kmer_table {
     int (*unitigs)(sg_kmer_table_t *t, sg_graph_t *g);
     /** Optional: the members of a JSON object (no braces) for --stats. */
     void (*stats)(const sg_kmer_table_t *t, FILE *fp);
+    /** Optional (cpu): the k-mers seen at least min times with their counts,
+     * sorted; the table is empty afterwards, its memory freed as they are taken. */
+    int (*take)(sg_kmer_table_t *t, uint32_t min, sg_kmer_counts_t *out);
+    /** Optional (cpu): add counted k-mers (counts files), kc->k the table's k. */
+    int (*add_counts)(sg_kmer_table_t *t, const sg_kmer_counts_t *kc);
     void (*free)(sg_kmer_table_t *t);
+    uint32_t part, n_parts; /* after finish: the hash part counted (n_parts 1: all) */
     char err[512]; /* why a call failed */
     void *priv;
 };
@@ -83,6 +108,8 @@ struct sg_graph_builder {
     void (*spectrum)(const sg_graph_builder_t *b, sg_spectrum_t *sp);
     void (*free)(sg_graph_builder_t *b);
     double coverage;     /* after build: the coverage of single-copy sequence, which copies are counted in */
+    char *const *inputs; /* after build from counts files: the reads they counted (NULL: the run's inputs) */
+    int n_inputs;
     double sec[3];       /* seconds: reading and counting, the threshold, the graph (overlap: reading, overlaps, graph) */
     char err[512];       /* why build failed with SG_ERR_DEVICE */
     void *priv;
@@ -99,12 +126,25 @@ typedef struct {
     const char *overlaps;  /* overlap: a PAF file to take the overlaps from, or NULL for the own overlapper */
     FILE *overlaps_out;    /* overlap: where the kept overlaps are written as PAF, or NULL */
     int fallback;          /* auto: a device that fails after the reads are in hands its work to the cpu */
+    /* cpu: a k-mer table that would outgrow max_bytes (0: no limit) counts
+     * the k-mers in hash parts, over more passes of the inputs (read again
+     * in blocks of read_block bytes), through files in tmp_dir (scc_counts.h) */
+    size_t max_bytes;
+    const char *tmp_dir;
+    char *const *inputs;
+    int n_inputs;
+    size_t read_block;
+    /* or, instead of reads, the k-mers of these counts files (scc --counts) */
+    char *const *counts;
+    int n_counts;
+    int k_given;        /* with counts: k was given and must be theirs */
 } sg_graph_opts_t;
 
 typedef int (*sg_graph_builder_ctor)(const sg_graph_opts_t *o, sg_graph_builder_t **out, char *err, size_t errsz);
 
 /** The de Bruijn graph of the reads' repeated k-mers, counted in table t (which
- * the builder owns from now on, and frees as soon as the graph is built). */
+ * the builder owns from now on, and frees as soon as the graph is built);
+ * with o->counts, of the counts files' k-mers (build() takes no reader). */
 int sg_graph_builder_dbg(sg_kmer_table_t *t, const sg_graph_opts_t *o, sg_graph_builder_t **out);
 
 typedef struct {

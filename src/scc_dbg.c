@@ -1,37 +1,31 @@
 /* The de Bruijn graph builder of seqgpu scc, over a k-mer table of either
  * backend: the reads' k-mers counted (read, parse, chunk, count on all
- * threads), the coverage from their count histogram and the threshold it
- * gives, then the kept k-mers compacted into unitigs. */
+ * threads; in hash parts when the table would outgrow its memory, or taken
+ * from counts files: scc_counts.h), the coverage from their count
+ * histogram and the threshold it gives, then the kept k-mers compacted into
+ * unitigs. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "input.h"
 #include "log.h"
-#include "pipeline.h"
 #include "scc_backend.h"
 #include "progress.h"
+#include "scc_counts.h"
 #include "scc_coverage.h"
 
 typedef struct {
-    sg_input_t in;          /* first: the input steps take the context as theirs */
     sg_kmer_table_t *table; /* until the graph is built */
     sg_graph_opts_t o;
     uint64_t distinct, total, kept;
-    uint64_t hist[SG_HIST_BINS];
+    uint64_t *hist;         /* SG_HIST_BINS: the set's */
+    sg_counts_set_t set;    /* counted in parts, or given as counts files */
     sg_coverage_t cov;
     uint32_t threshold;
     char table_stats[1024]; /* the table's --stats members, kept when it is freed */
 } dbg_t;
-
-static int step_count(void *vctx, void *item, sg_emit_t *emit)
-{
-    (void)emit;
-    dbg_t *d = vctx;
-    return d->table->add(d->table, item);
-}
 
 /* The threshold from the histogram: --min-count, or --min-copies x coverage
  * (beyond any count: no k-mer kept). */
@@ -46,39 +40,73 @@ static void set_threshold(dbg_t *d)
                 "the k-mer coverage (--stats FILE has the histogram)", d->threshold);
 }
 
+/* The k-mers of counts files, or of the reads (in parts when the table
+ * narrowed): d->set, or the table, has their histogram and totals. */
+static int count(dbg_t *d, sg_reader_t *rd)
+{
+    sg_kmer_table_t *t = d->table;
+    if (d->o.n_counts) return sg_counts_open_set(d->o.counts, d->o.n_counts, d->o.k_given, d->o.k, &d->set);
+    if (d->o.max_bytes && t->take) return sg_count_bounded(&d->o, t, rd, &d->set);
+    return sg_count_reads(t, rd, d->o.k, d->o.n_threads);
+}
+
+/* The histogram and totals: the files', or the table's. */
+static int summarise(dbg_t *d)
+{
+    sg_kmer_table_t *t = d->table;
+    if (d->o.n_counts || d->set.n_files) {
+        d->distinct = d->set.distinct;
+        d->total = d->set.total;
+        d->o.k = d->set.k;
+        return 0;
+    }
+    d->distinct = t->distinct(t);
+    d->total = t->total(t);
+    return t->histogram(t, d->hist, SG_HIST_BINS);
+}
+
+/* The k-mers of the counts files that pass the threshold, into a new cpu table. */
+static int load_kept(dbg_t *d)
+{
+    d->table->free(d->table);
+    d->table = NULL;
+    uint64_t kept = 0; /* a table sized for them at once */
+    for (uint32_t c = d->threshold; c < SG_HIST_BINS; c++) kept += d->hist[c];
+    const sg_kmer_opts_t ko = {.k = d->o.k, .n_threads = d->o.n_threads, .expect = kept};
+    char err[256];
+    int r = sg_kmer_table_cpu(&ko, &d->table, err, sizeof err);
+    if (r < 0) {
+        sg_error("%s", err);
+        return r;
+    }
+    return sg_counts_load(&d->set, d->threshold, d->table);
+}
+
 static int dbg_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
 {
     dbg_t *d = b->priv;
-    sg_kmer_table_t *t = d->table;
     memset(g, 0, sizeof *g);
-    sg_input_init(&d->in, rd, d->o.k - 1);
-    const sg_step_t steps[] = {
-        {"read", sg_input_read, 1, 0},
-        {"parse", sg_input_parse, 0, 0},
-        {"chunk", sg_input_chunk, 1, 0},
-        {"count", step_count, 0, 0},
-    };
-    sg_pipeline_opts_t po = {.n_threads = d->o.n_threads, .max_items = 2 * d->o.n_threads + 4,
-                             .free_item = sg_input_free_chunk};
     double t0 = sg_realtime();
-    int r = sg_pipeline_run(steps, 4, d, &po);
-    sg_input_free(&d->in);
-    if (r == 0) r = t->finish(t);
+    int r = count(d, rd);
     b->sec[0] = sg_realtime() - t0;
     if (r == 0) {
         t0 = sg_realtime();
         sg_progress_stage("coverage", 0);
-        d->distinct = t->distinct(t);
-        d->total = t->total(t);
-        r = t->histogram(t, d->hist, SG_HIST_BINS);
+        r = summarise(d);
         if (r == 0) {
             set_threshold(d);
             b->coverage = d->cov.coverage;
-            r = t->filter(t, d->threshold);
-            d->kept = t->distinct(t);
+            if (d->o.n_counts) {
+                b->inputs = d->set.inputs;
+                b->n_inputs = d->set.n_inputs;
+            }
+            if (d->set.n_files) r = load_kept(d);
         }
+        if (r == 0) r = d->table->filter(d->table, d->threshold);
+        if (r == 0) d->kept = d->table->distinct(d->table);
         b->sec[1] = sg_realtime() - t0;
     }
+    sg_kmer_table_t *t = d->table;
     if (r == 0) {
         sg_info("%llu k-mers, %llu distinct; k-mer coverage %.1f (peak at %d, errors below %d); keeping k-mers seen "
                 ">= %u times%s: %llu",
@@ -90,7 +118,7 @@ static int dbg_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
         r = t->unitigs(t, g);
         b->sec[2] = sg_realtime() - t0;
     }
-    if (r == SG_ERR_DEVICE) snprintf(b->err, sizeof b->err, "%s", t->err);
+    if (r == SG_ERR_DEVICE && t) snprintf(b->err, sizeof b->err, "%s", t->err);
     if (r == 0 && t->stats) {
         FILE *fp = fmemopen(d->table_stats, sizeof d->table_stats - 1, "w");
         if (fp) {
@@ -98,7 +126,7 @@ static int dbg_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
             fclose(fp);
         }
     }
-    t->free(t); /* a device table's memory is the SCC solver's from now on */
+    if (t) t->free(t); /* a device table's memory is the SCC solver's from now on */
     d->table = NULL;
     return r;
 }
@@ -112,6 +140,9 @@ static void dbg_stats(const sg_graph_builder_t *b, FILE *fp)
                 "  \"coverage_peak\": %d,\n  \"error_trough\": %d,\n  \"threshold\": %u,\n  \"kept_kmers\": %llu,\n",
             d->o.k, (unsigned long long)d->total, (unsigned long long)d->distinct, d->cov.coverage, d->cov.peak,
             d->cov.trough, d->threshold, (unsigned long long)d->kept);
+    if (d->set.n_files) /* counted in parts (--max-memory), or given as counts files */
+        fprintf(fp, "  \"count_parts\": %d,\n  \"count_passes\": %d,\n  \"counts_bytes\": %llu,\n", d->set.n_files,
+                d->set.passes, (unsigned long long)d->set.stored_bytes);
     int last = SG_HIST_BINS - 1;
     while (last > 1 && !d->hist[last]) last--;
     fputs("  \"histogram\": [", fp); /* histogram[c]: distinct k-mers seen c times; the last bin holds the rest */
@@ -131,6 +162,7 @@ static void dbg_free(sg_graph_builder_t *b)
 {
     dbg_t *d = b->priv;
     if (d->table) d->table->free(d->table);
+    sg_counts_set_free(&d->set);
     free(d);
     free(b);
 }
@@ -140,6 +172,7 @@ int sg_graph_builder_dbg(sg_kmer_table_t *t, const sg_graph_opts_t *o, sg_graph_
     dbg_t *d = sg_calloc(1, sizeof *d);
     d->table = t;
     d->o = *o;
+    d->hist = d->set.hist;
     sg_graph_builder_t *b = sg_calloc(1, sizeof *b);
     b->name = "dbg";
     b->backend = t->name;

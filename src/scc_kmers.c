@@ -2,7 +2,12 @@
  * each under its own lock, filled by all threads; and the compaction of the
  * kept k-mers' de Bruijn graph into unitigs. Compiled once per key width
  * (SG_KMER_BITS 64: k <= 31; 128: k <= 63), each giving its constructor;
- * sg_kmer_table_cpu (scc_backend.h) picks by k. */
+ * sg_kmer_table_cpu (scc_backend.h) picks by k.
+ *
+ * Bounded memory: the table may hold one hash part of the k-mers only
+ * (sg_kmer_part), and when it would grow past its byte limit it halves that
+ * part, dropping the k-mers of the second half, and goes on; the caller
+ * counts the parts it did not keep in later passes (scc_counts.c). */
 #include "scc_kmers.h"
 #include "dna.h"
 #include "log.h"
@@ -10,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #if SG_KMER_BITS == 64
 typedef uint64_t kmer_t;
@@ -39,29 +45,87 @@ typedef struct {
     pthread_mutex_t mu;
     kmer_t *key;
     uint32_t *count; /* 0: empty slot */
-    uint64_t cap;    /* a power of two */
+    uint64_t cap;    /* any size: a k-mer's first slot is home() */
     uint64_t size;
 } part_t;
+
+/* The first slot of a k-mer of hash h in a partition of cap slots: the low
+ * 32 bits scaled to cap (the top byte chose the partition; a hash part,
+ * bits 24-55, leaves these uniform), so that a partition grows by any
+ * factor, not only by doubling. */
+static inline uint64_t home(uint64_t h, uint64_t cap) { return (h & 0xffffffffu) * cap >> 32; }
+
+/* Slots for n k-mers at a load of at most 0.7. */
+static uint64_t cap_for(uint64_t n) { return n * 10 / 7 + 16; }
+
+/* Bytes of a slot. */
+#define SLOT (sizeof(kmer_t) + sizeof(uint32_t))
+
+/* the most parts a bounded table cuts its k-mers into */
+#define MAX_PARTS (1u << 24)
 
 typedef struct {
     int k, n_threads;
     part_t *parts; /* N_PART */
     uint64_t total;
+    /* the hash part held, n_parts << 32 | part: it changes (narrows) only
+     * with every partition locked */
+    uint64_t range;
+    size_t max_bytes;    /* 0: no limit */
+    uint64_t bytes;      /* slots' bytes of all partitions (atomic) */
 } table_t;
+
+static inline int in_range(uint64_t range, uint64_t h)
+{
+    uint32_t n = (uint32_t)(range >> 32);
+    return n <= 1 || sg_kmer_part(h, n) == (uint32_t)range;
+}
+
+/* A partition's slots are memory mapped for it alone (zeroed, and given
+ * back to the system when it is rebuilt or freed): the allocator's arena
+ * would keep the smaller arrays of every doubling, and the process would
+ * hold more than the table. The compaction's arrays over all slots too. */
+static void *slots_alloc(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        sg_error("out of memory (mapping %zu bytes)", bytes);
+        exit(SG_EXIT_SYSTEM);
+    }
+    /* huge pages where the system gives them on request: each insertion
+     * lands on a random slot, and 4 kB pages would make most of them a TLB
+     * miss too */
+    if (bytes >= (2 << 20)) madvise(p, bytes, MADV_HUGEPAGE);
+    return p;
+}
 
 static void part_init(part_t *p, uint64_t cap)
 {
     p->cap = cap;
     p->size = 0;
-    p->key = sg_malloc(cap * sizeof *p->key);
-    p->count = sg_calloc(cap, sizeof *p->count);
+    p->key = slots_alloc(cap * sizeof *p->key);
+    p->count = slots_alloc(cap * sizeof *p->count);
+}
+
+static void slots_free(part_t *p)
+{
+    if (p->key) munmap(p->key, p->cap * sizeof *p->key);
+    if (p->count) munmap(p->count, p->cap * sizeof *p->count);
+}
+
+static void part_release(part_t *p)
+{
+    slots_free(p);
+    p->key = NULL;
+    p->count = NULL;
+    p->cap = p->size = 0;
 }
 
 /* Add n to x's count (inserting it), partition locked. */
 static inline void part_add(part_t *p, kmer_t x, uint64_t h, uint32_t n)
 {
-    uint64_t mask = p->cap - 1, i = h & mask;
-    while (p->count[i] && p->key[i] != x) i = (i + 1) & mask;
+    uint64_t i = home(h, p->cap);
+    while (p->count[i] && p->key[i] != x) i = i + 1 == p->cap ? 0 : i + 1;
     if (!p->count[i]) {
         p->key[i] = x;
         p->size++;
@@ -70,40 +134,50 @@ static inline void part_add(part_t *p, kmer_t x, uint64_t h, uint32_t n)
     p->count[i] = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 }
 
-/* The partition again with cap slots, keeping the k-mers seen at least min times. */
-static void part_rebuild(part_t *p, uint64_t cap, uint32_t min)
+/* The partition of table t again with cap slots, keeping the k-mers seen
+ * at least min times that are in the hash part range. */
+static void part_rebuild(table_t *t, part_t *p, uint64_t cap, uint32_t min, uint64_t range)
 {
     part_t q;
     part_init(&q, cap);
-    for (uint64_t i = 0; i < p->cap; i++)
-        if (p->count[i] >= min) part_add(&q, p->key[i], kmer_hash(p->key[i]), p->count[i]);
-    free(p->key);
-    free(p->count);
+    for (uint64_t i = 0; i < p->cap; i++) {
+        if (p->count[i] < min) continue;
+        uint64_t h = kmer_hash(p->key[i]);
+        if (in_range(range, h)) part_add(&q, p->key[i], h, p->count[i]);
+    }
+    __atomic_add_fetch(&t->bytes, (cap - p->cap) * SLOT, __ATOMIC_RELAXED);
+    slots_free(p);
     p->key = q.key;
     p->count = q.count;
     p->cap = q.cap;
     p->size = q.size;
 }
 
+
 /* Slot of x in its partition, or UINT64_MAX. */
 static inline uint64_t part_find(const part_t *p, kmer_t x, uint64_t h)
 {
-    uint64_t mask = p->cap - 1, i = h & mask;
+    uint64_t i = home(h, p->cap);
     while (p->count[i]) {
         if (p->key[i] == x) return i;
-        i = (i + 1) & mask;
+        i = i + 1 == p->cap ? 0 : i + 1;
     }
     return UINT64_MAX;
 }
 
-static void new_parts(table_t *t)
+/* The partitions, sized for the k-mers expected (within the byte limit). */
+static void new_parts(table_t *t, uint64_t expect)
 {
     part_t *parts = sg_calloc(N_PART, sizeof *parts);
+    uint64_t cap = expect ? cap_for(expect / N_PART + expect / N_PART / 16) : 1024;
+    if (t->max_bytes && cap * SLOT * N_PART > t->max_bytes / 2) cap = t->max_bytes / 2 / SLOT / N_PART;
+    if (cap < 16) cap = 16;
     for (int i = 0; i < N_PART; i++) {
         pthread_mutex_init(&parts[i].mu, NULL);
-        part_init(&parts[i], 1024);
+        part_init(&parts[i], cap);
     }
     t->parts = parts;
+    t->bytes = (uint64_t)N_PART * cap * SLOT;
 }
 
 static void free_parts(table_t *t)
@@ -111,47 +185,141 @@ static void free_parts(table_t *t)
     part_t *parts = t->parts;
     for (int i = 0; i < N_PART; i++) {
         pthread_mutex_destroy(&parts[i].mu);
-        free(parts[i].key);
-        free(parts[i].count);
+        part_release(&parts[i]);
     }
     free(parts);
+}
+
+typedef struct {
+    void (*fn)(void *arg, int p);
+    void *arg;
+    int first, stride;
+} parts_job_t;
+
+static void *parts_worker(void *arg)
+{
+    parts_job_t *job = arg;
+    for (int p = job->first; p < N_PART; p += job->stride) job->fn(job->arg, p);
+    return NULL;
+}
+
+/* fn(arg, p) for every partition p, shared out among n_threads threads. */
+static void for_each_part(int n_threads, void (*fn)(void *arg, int p), void *arg)
+{
+    if (n_threads < 1) n_threads = 1;
+    pthread_t *tid = sg_malloc(n_threads * sizeof *tid);
+    parts_job_t *jobs = sg_malloc(n_threads * sizeof *jobs);
+    uint8_t *running = sg_calloc(n_threads, 1);
+    for (int i = 0; i < n_threads; i++) {
+        jobs[i] = (parts_job_t){fn, arg, i, n_threads};
+        if (i) running[i] = pthread_create(&tid[i], NULL, parts_worker, &jobs[i]) == 0;
+    }
+    parts_worker(&jobs[0]);
+    for (int i = 1; i < n_threads; i++) { /* a thread that did not start: its share here */
+        if (running[i]) pthread_join(tid[i], NULL);
+        else parts_worker(&jobs[i]);
+    }
+    free(running);
+    free(tid);
+    free(jobs);
+}
+
+typedef struct {
+    table_t *t;
+    uint64_t half;
+} narrow_job_t;
+
+/* Partition p without the k-mers the narrowing to `half` drops. */
+static void narrow_part(void *arg, int p)
+{
+    narrow_job_t *job = arg;
+    part_t *part = &job->t->parts[p];
+    uint64_t keep = 0;
+    for (uint64_t i = 0; i < part->cap; i++) keep += part->count[i] && in_range(job->half, kmer_hash(part->key[i]));
+    part_rebuild(job->t, part, cap_for(keep), 1, job->half);
+}
+
+/* Keep the first half of the hash part held, drop the k-mers of the second,
+ * unless another thread did so since range was read. Called with no
+ * partition locked; takes them all, in order (a thread holds at most one
+ * otherwise, so none waits on another). */
+static int narrow(table_t *t, uint64_t range)
+{
+    for (int p = 0; p < N_PART; p++) pthread_mutex_lock(&t->parts[p].mu);
+    int r = 0;
+    uint32_t n = (uint32_t)(range >> 32);
+    if (__atomic_load_n(&t->range, __ATOMIC_RELAXED) != range) {
+        /* narrowed meanwhile */
+    } else if (n >= MAX_PARTS / 2) {
+        r = SG_ERR_SYSTEM;
+    } else {
+        /* the other threads wait on the locks: the rebuild takes their cores */
+        narrow_job_t job = {t, (uint64_t)(2 * (n ? n : 1)) << 32 | 2 * (uint32_t)range};
+        for_each_part(t->n_threads, narrow_part, &job);
+        __atomic_store_n(&t->range, job.half, __ATOMIC_RELAXED);
+    }
+    for (int p = N_PART - 1; p >= 0; p--) pthread_mutex_unlock(&t->parts[p].mu);
+    return r;
 }
 
 /* Per call: k-mers wait in a small buffer per partition, so that each lock
  * is taken for a few hundred insertions. */
 #define FLUSH 256
 
-/* Insert a batch into partition p; each insertion is a cache miss in a large
- * table, so the slot of the insertion PREFETCH ahead is fetched meanwhile. */
+/* Insert a batch into partition p (counts: each k-mer's, or NULL for 1
+ * each), dropping the k-mers that are not in the part held; each insertion
+ * is a cache miss in a large table, so the slot of the insertion PREFETCH
+ * ahead is fetched meanwhile. */
 #define PREFETCH 8
-static void flush(table_t *t, int p, const kmer_t *keys, int n)
+static int flush(table_t *t, int p, kmer_t *keys, uint32_t *counts, int n)
 {
     part_t *part = &t->parts[p];
     uint64_t h[FLUSH];
     for (int i = 0; i < n; i++) h[i] = kmer_hash(keys[i]);
     pthread_mutex_lock(&part->mu);
-    if ((part->size + n) * 10 > part->cap * 7) {
-        uint64_t cap = part->cap;
-        while ((part->size + n) * 10 > cap * 7) cap *= 2;
-        part_rebuild(part, cap, 1);
+    const uint64_t range = __atomic_load_n(&t->range, __ATOMIC_RELAXED); /* fixed while a partition is locked */
+    if (range >> 32 > 1) {
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            if (!in_range(range, h[i])) continue;
+            keys[m] = keys[i];
+            h[m] = h[i];
+            if (counts) counts[m] = counts[i];
+            m++;
+        }
+        n = m;
     }
-    const uint64_t mask = part->cap - 1;
+    if ((part->size + n) * 10 > part->cap * 7) {
+        /* doubling, but in small steps as the table nears its limit: fewer passes */
+        uint64_t cap = 2 * part->cap;
+        if (t->max_bytes && 2 * __atomic_load_n(&t->bytes, __ATOMIC_RELAXED) > t->max_bytes) cap = part->cap + part->cap / 4;
+        if (cap < cap_for(part->size + n)) cap = cap_for(part->size + n);
+        /* the old slots and the new at once, while it is rebuilt */
+        if (t->max_bytes && __atomic_load_n(&t->bytes, __ATOMIC_RELAXED) + cap * SLOT > t->max_bytes) {
+            pthread_mutex_unlock(&part->mu);
+            int r = narrow(t, range);
+            return r < 0 ? r : flush(t, p, keys, counts, n);
+        }
+        part_rebuild(t, part, cap, 1, 0);
+    }
+    const uint64_t cap = part->cap;
     for (int i = 0; i < n && i < PREFETCH; i++) {
-        __builtin_prefetch(&part->key[h[i] & mask], 1);
-        __builtin_prefetch(&part->count[h[i] & mask], 1);
+        __builtin_prefetch(&part->key[home(h[i], cap)], 1);
+        __builtin_prefetch(&part->count[home(h[i], cap)], 1);
     }
     for (int i = 0; i < n; i++) {
         if (i + PREFETCH < n) {
-            __builtin_prefetch(&part->key[h[i + PREFETCH] & mask], 1);
-            __builtin_prefetch(&part->count[h[i + PREFETCH] & mask], 1);
+            __builtin_prefetch(&part->key[home(h[i + PREFETCH], cap)], 1);
+            __builtin_prefetch(&part->count[home(h[i + PREFETCH], cap)], 1);
         }
-        part_add(part, keys[i], h[i], 1);
+        part_add(part, keys[i], h[i], counts ? counts[i] : 1);
     }
     pthread_mutex_unlock(&part->mu);
+    return 0;
 }
 #undef PREFETCH
 
-static void add_chunk(table_t *t, const sg_chunk_t *c)
+static int add_chunk(table_t *t, const sg_chunk_t *c)
 {
     const int k = t->k;
     kmer_t *buf = sg_malloc((size_t)N_PART * FLUSH * sizeof *buf);
@@ -159,26 +327,41 @@ static void add_chunk(table_t *t, const sg_chunk_t *c)
     const unsigned char *s = (const unsigned char *)c->seq;
     const size_t n = c->len + c->ov;
     kmer_t fwd = 0, rev = 0;
-    int run = 0;
+    int run = 0, r = 0;
     uint64_t added = 0;
-    for (size_t i = 0; i < n; i++) {
+    /* the part held when the chunk started; flush drops what a narrowing
+     * since then left out */
+    const uint64_t range = __atomic_load_n(&t->range, __ATOMIC_RELAXED);
+    for (size_t i = 0; i < n && r == 0; i++) {
         if (!kmer_roll(&fwd, &rev, &run, s[i], k)) continue;
         size_t start = i + 1 - k;
         if (start >= c->len) break;
         kmer_t x = fwd < rev ? fwd : rev;
-        int p = (int)(kmer_hash(x) >> 56);
-        buf[p * FLUSH + fill[p]++] = x;
+        uint64_t h = kmer_hash(x);
         added++;
+        if (!in_range(range, h)) continue;
+        int p = (int)(h >> 56);
+        buf[p * FLUSH + fill[p]++] = x;
         if (fill[p] == FLUSH) {
-            flush(t, p, buf + p * FLUSH, FLUSH);
+            r = flush(t, p, buf + p * FLUSH, NULL, FLUSH);
             fill[p] = 0;
         }
     }
-    for (int p = 0; p < N_PART; p++)
-        if (fill[p]) flush(t, p, buf + p * FLUSH, fill[p]);
+    for (int p = 0; p < N_PART && r == 0; p++)
+        if (fill[p]) r = flush(t, p, buf + p * FLUSH, NULL, fill[p]);
     __atomic_add_fetch(&t->total, added, __ATOMIC_RELAXED);
     free(buf);
     free(fill);
+    return r;
+}
+
+/* Occurrences of the k-mers held (a count that reached UINT32_MAX stays there). */
+static uint64_t held_total(const table_t *t)
+{
+    uint64_t n = 0;
+    for (int p = 0; p < N_PART; p++)
+        for (uint64_t i = 0; i < t->parts[p].cap; i++) n += t->parts[p].count[i];
+    return n;
 }
 
 static uint64_t distinct(const table_t *t)
@@ -204,9 +387,7 @@ static void filter(table_t *t, uint32_t min)
         part_t *part = &t->parts[p];
         uint64_t keep = 0;
         for (uint64_t i = 0; i < part->cap; i++) keep += part->count[i] >= min;
-        uint64_t cap = 16;
-        while (cap < 2 * keep) cap *= 2;
-        part_rebuild(part, cap, min);
+        part_rebuild(t, part, 2 * keep + 16, min, 0); /* a load of 0.5: most lookups of the unitigs miss */
     }
 }
 
@@ -281,39 +462,30 @@ static int only_next(const dbg_t *d, kmer_t s, uint64_t slot, int rev, int pred,
     return 1;
 }
 
-typedef struct {
-    dbg_t *d;
-    int first, stride;
-} nb_job_t;
-
-/* The neighbour bits of every kept k-mer: 8 lookups each, partitions shared
- * out among threads. The 8 lookups land in random places of a table much
- * larger than the caches, so all 8 are prefetched before any is probed. */
-static void *nb_worker(void *arg)
+/* The neighbour bits of every kept k-mer of partition p: 8 lookups each.
+ * The 8 lookups land in random places of a table much larger than the
+ * caches, so all 8 are prefetched before any is probed. */
+static void nb_part(void *arg, int p)
 {
-    nb_job_t *job = arg;
-    dbg_t *d = job->d;
+    dbg_t *d = arg;
     const part_t *parts = d->t->parts;
-    for (int p = job->first; p < N_PART; p += job->stride) {
-        const part_t *part = &parts[p];
-        for (uint64_t i = 0; i < part->cap; i++) {
-            if (!part->count[i]) continue;
-            kmer_t c = part->key[i], x[8];
-            uint64_t h[8];
-            for (int j = 0; j < 8; j++) {
-                x[j] = kmer_canon(step(d, c, j & 3, j >> 2), d->k);
-                h[j] = kmer_hash(x[j]);
-                const part_t *q = &parts[h[j] >> 56];
-                __builtin_prefetch(&q->key[h[j] & (q->cap - 1)]);
-                __builtin_prefetch(&q->count[h[j] & (q->cap - 1)]);
-            }
-            uint8_t bits = 0;
-            for (int j = 0; j < 8; j++)
-                if (part_find(&parts[h[j] >> 56], x[j], h[j]) != UINT64_MAX) bits |= (uint8_t)(1 << j);
-            d->nb[d->base[p] + i] = bits;
+    const part_t *part = &parts[p];
+    for (uint64_t i = 0; i < part->cap; i++) {
+        if (!part->count[i]) continue;
+        kmer_t c = part->key[i], x[8];
+        uint64_t h[8];
+        for (int j = 0; j < 8; j++) {
+            x[j] = kmer_canon(step(d, c, j & 3, j >> 2), d->k);
+            h[j] = kmer_hash(x[j]);
+            const part_t *q = &parts[h[j] >> 56];
+            __builtin_prefetch(&q->key[home(h[j], q->cap)]);
+            __builtin_prefetch(&q->count[home(h[j], q->cap)]);
         }
+        uint8_t bits = 0;
+        for (int j = 0; j < 8; j++)
+            if (part_find(&parts[h[j] >> 56], x[j], h[j]) != UINT64_MAX) bits |= (uint8_t)(1 << j);
+        d->nb[d->base[p] + i] = bits;
     }
-    return NULL;
 }
 
 /* A unitig as the walk found it (its sequence at off in the walk's buffer),
@@ -359,25 +531,10 @@ static void unitigs(table_t *t, int n_threads, sg_graph_t *g)
         d.n_kept += t->parts[p].size;
     }
     d.base[N_PART] = slots;
-    d.uid = sg_malloc((slots + 1) * sizeof *d.uid);
+    d.uid = slots_alloc((slots + 1) * sizeof *d.uid);
     for (uint64_t i = 0; i < slots; i++) d.uid[i] = NO_UNITIG;
-    d.nb = sg_calloc(slots + 1, 1);
-    if (n_threads < 1) n_threads = 1;
-    pthread_t *tid = sg_malloc(n_threads * sizeof *tid);
-    nb_job_t *jobs = sg_malloc(n_threads * sizeof *jobs);
-    uint8_t *running = sg_calloc(n_threads, 1);
-    for (int i = 0; i < n_threads; i++) {
-        jobs[i] = (nb_job_t){&d, i, n_threads};
-        if (i) running[i] = pthread_create(&tid[i], NULL, nb_worker, &jobs[i]) == 0;
-    }
-    nb_worker(&jobs[0]);
-    for (int i = 1; i < n_threads; i++) { /* a thread that did not start: its share here */
-        if (running[i]) pthread_join(tid[i], NULL);
-        else nb_worker(&jobs[i]);
-    }
-    free(running);
-    free(tid);
-    free(jobs);
+    d.nb = slots_alloc(slots + 1);
+    for_each_part(n_threads, nb_part, &d);
 
     /* each unitig as the walk finds it: where its sequence is, its first and
      * last k-mers as they read along it, and for a cycle, where its smallest
@@ -548,8 +705,8 @@ static void unitigs(table_t *t, int n_threads, sg_graph_t *g)
     free(last);
     free(new_id);
     free(d.base);
-    free(d.uid);
-    free(d.nb);
+    munmap(d.uid, (slots + 1) * sizeof *d.uid);
+    munmap(d.nb, slots + 1);
 }
 
 
@@ -557,19 +714,32 @@ static void unitigs(table_t *t, int n_threads, sg_graph_t *g)
 
 static int kt_add(sg_kmer_table_t *kt, const sg_chunk_t *c)
 {
-    add_chunk(kt->priv, c);
-    return 0;
+    table_t *t = kt->priv;
+    int r = add_chunk(t, c);
+    if (r < 0)
+        snprintf(kt->err, sizeof kt->err, "the k-mer table does not fit in %.0f MB even as 1/%u of the k-mers",
+                 t->max_bytes / 1048576.0, MAX_PARTS);
+    return r;
 }
 
 static int kt_finish(sg_kmer_table_t *kt)
 {
-    (void)kt; /* counted as added */
+    const table_t *t = kt->priv;
+    uint64_t range = __atomic_load_n(&t->range, __ATOMIC_RELAXED);
+    kt->part = (uint32_t)range;
+    kt->n_parts = range >> 32 ? (uint32_t)(range >> 32) : 1;
     return 0;
 }
 
 static uint64_t kt_distinct(const sg_kmer_table_t *kt) { return distinct(kt->priv); }
 
-static uint64_t kt_total(const sg_kmer_table_t *kt) { return ((const table_t *)kt->priv)->total; }
+/* k-mers counted: of a part, those of its k-mers (the others were read too,
+ * some counted before the part narrowed) */
+static uint64_t kt_total(const sg_kmer_table_t *kt)
+{
+    const table_t *t = kt->priv;
+    return t->range >> 32 > 1 ? held_total(t) : t->total;
+}
 
 static int kt_histogram(sg_kmer_table_t *kt, uint64_t *hist, int n)
 {
@@ -590,6 +760,110 @@ static int kt_unitigs(sg_kmer_table_t *kt, sg_graph_t *g)
     return 0;
 }
 
+/* A k-mer and its count, for sorting. */
+typedef struct {
+    kmer_t key;
+    uint32_t count;
+} pair_t;
+
+/* LSD radix sort of a[0..n) by key (its low bits), 11 bits a pass,
+ * through tmp; passes in which every key has the same digit are skipped.
+ * Returns a or tmp, whichever holds the sorted pairs. */
+#define DIGIT 11
+static pair_t *sort_pairs(pair_t *a, pair_t *tmp, uint64_t n, int bits)
+{
+    const int passes = (bits + DIGIT - 1) / DIGIT;
+    uint64_t (*cnt)[1 << DIGIT] = sg_calloc(passes, sizeof *cnt);
+    for (uint64_t i = 0; i < n; i++)
+        for (int d = 0; d < passes; d++) cnt[d][(uint64_t)(a[i].key >> (d * DIGIT)) & ((1 << DIGIT) - 1)]++;
+    for (int d = 0; d < passes; d++) {
+        uint64_t sum = 0;
+        int one = 0;
+        for (int b = 0; b < 1 << DIGIT; b++) {
+            one |= cnt[d][b] == n;
+            uint64_t c = cnt[d][b];
+            cnt[d][b] = sum;
+            sum += c;
+        }
+        if (one) continue;
+        for (uint64_t i = 0; i < n; i++) tmp[cnt[d][(uint64_t)(a[i].key >> (d * DIGIT)) & ((1 << DIGIT) - 1)]++] = a[i];
+        pair_t *x = a;
+        a = tmp;
+        tmp = x;
+    }
+    free(cnt);
+    return a;
+}
+#undef DIGIT
+
+static int kt_take(sg_kmer_table_t *kt, uint32_t min, sg_kmer_counts_t *out)
+{
+    table_t *t = kt->priv;
+    /* each partition's pairs taken as it is freed, so that the table and
+     * the pairs are never held at once; then gathered and sorted */
+    pair_t *taken[N_PART];
+    uint64_t n_taken[N_PART], n = 0;
+    for (int p = 0; p < N_PART; p++) {
+        part_t *part = &t->parts[p];
+        uint64_t m = 0;
+        for (uint64_t i = 0; i < part->cap; i++) m += part->count[i] >= min;
+        taken[p] = sg_malloc((m + 1) * sizeof **taken);
+        n_taken[p] = 0;
+        for (uint64_t i = 0; i < part->cap; i++)
+            if (part->count[i] >= min) taken[p][n_taken[p]++] = (pair_t){part->key[i], part->count[i]};
+        n += m;
+        __atomic_sub_fetch(&t->bytes, part->cap * SLOT, __ATOMIC_RELAXED);
+        part_release(part);
+    }
+    pair_t *a = sg_malloc((n + 1) * sizeof *a);
+    for (uint64_t p = 0, at = 0; p < N_PART; at += n_taken[p++]) {
+        memcpy(a + at, taken[p], n_taken[p] * sizeof *a);
+        free(taken[p]);
+    }
+    pair_t *tmp = sg_malloc((n + 1) * sizeof *tmp), *sorted = sort_pairs(a, tmp, n, 2 * t->k);
+    free(sorted == a ? tmp : a);
+    a = sorted;
+    const int words = (int)(sizeof(kmer_t) / 8);
+    out->k = t->k;
+    out->n = n;
+    out->kmer = sg_malloc((n * words + 1) * sizeof *out->kmer);
+    out->count = sg_malloc((n + 1) * sizeof *out->count);
+    for (uint64_t i = 0; i < n; i++) {
+        if (words == 2) out->kmer[2 * i] = (uint64_t)(a[i].key >> 32 >> 32);
+        out->kmer[words * i + words - 1] = (uint64_t)a[i].key;
+        out->count[i] = a[i].count;
+    }
+    free(a);
+    return 0;
+}
+
+static int kt_add_counts(sg_kmer_table_t *kt, const sg_kmer_counts_t *kc)
+{
+    table_t *t = kt->priv;
+    const int words = (int)(sizeof(kmer_t) / 8);
+    kmer_t *buf = sg_malloc((size_t)N_PART * FLUSH * sizeof *buf);
+    uint32_t *cbuf = sg_malloc((size_t)N_PART * FLUSH * sizeof *cbuf);
+    int *fill = sg_calloc(N_PART, sizeof *fill);
+    int r = 0;
+    for (uint64_t i = 0; i < kc->n && r == 0; i++) {
+        kmer_t x = kc->kmer[words * i + words - 1];
+        if (words == 2) x |= (kmer_t)kc->kmer[2 * i] << 32 << 32;
+        int p = (int)(kmer_hash(x) >> 56);
+        buf[p * FLUSH + fill[p]] = x;
+        cbuf[p * FLUSH + fill[p]++] = kc->count[i];
+        if (fill[p] == FLUSH) {
+            r = flush(t, p, buf + p * FLUSH, cbuf + p * FLUSH, FLUSH);
+            fill[p] = 0;
+        }
+    }
+    for (int p = 0; p < N_PART && r == 0; p++)
+        if (fill[p]) r = flush(t, p, buf + p * FLUSH, cbuf + p * FLUSH, fill[p]);
+    free(buf);
+    free(cbuf);
+    free(fill);
+    return r;
+}
+
 static void kt_free(sg_kmer_table_t *kt)
 {
     free_parts(kt->priv);
@@ -602,7 +876,9 @@ int TABLE_CTOR(const sg_kmer_opts_t *o, sg_kmer_table_t **out)
     table_t *t = sg_calloc(1, sizeof *t);
     t->k = o->k;
     t->n_threads = o->n_threads > 0 ? o->n_threads : 1;
-    new_parts(t);
+    t->range = o->n_parts > 1 ? (uint64_t)o->n_parts << 32 | o->part : 0;
+    t->max_bytes = o->max_bytes;
+    new_parts(t, o->expect);
     sg_kmer_table_t *kt = sg_calloc(1, sizeof *kt);
     kt->name = "cpu";
     kt->add = kt_add;
@@ -612,13 +888,26 @@ int TABLE_CTOR(const sg_kmer_opts_t *o, sg_kmer_table_t **out)
     kt->histogram = kt_histogram;
     kt->filter = kt_filter;
     kt->unitigs = kt_unitigs;
+    kt->take = kt_take;
+    kt->add_counts = kt_add_counts;
     kt->free = kt_free;
+    kt->part = o->n_parts > 1 ? o->part : 0;
+    kt->n_parts = o->n_parts > 1 ? o->n_parts : 1;
     kt->priv = t;
     *out = kt;
     return 0;
 }
 
 #if SG_KMER_BITS == 64
+void sg_kmer_counts_free(sg_kmer_counts_t *kc)
+{
+    free(kc->kmer);
+    free(kc->count);
+    kc->kmer = NULL;
+    kc->count = NULL;
+    kc->n = 0;
+}
+
 int sg_kmer_table_cpu(const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err, size_t errsz)
 {
     (void)err, (void)errsz; /* it cannot fail */

@@ -73,10 +73,10 @@ run_module() {
     run $RENDER snapshot "$MODULES/scc" "$T/scc" "tandem reads - fastq.gz"
     assert_failure 1
     assert_output --partial "tandem.units.fa: md5"
-    rm "$T/scc/tandem.gfa"
+    rm "$T/scc/tandem.stats.json"
     run $RENDER outputs "$MODULES/scc" "$T/scc"
     assert_failure 1
-    assert_output --partial "missing output gfa: tandem.gfa"
+    assert_output --partial "missing output stats: tandem.stats.json"
     # a module statement outside what the renderer knows is an error, not a guess
     mkdir -p "$T/e/n/m" "$T/odd-run"
     cp -r "$MODULES/scc" "$T/e/n/m/odd"
@@ -134,4 +134,104 @@ run_module() {
     for f in $(sed -n 's/^params\.[a-z]* *= "${projectDir}\/\(.*\)"$/\1/p' "$p"); do
         [ -f "$ROOT/examples/nextflow/$f" ] || fail "params default $f is not bundled"
     done
+}
+
+LOCAL=$ROOT/examples/nextflow/modules/local
+
+# task MODULE_DIR WORKDIR [--meta K=V]... [--in NAME=FILES]...: render the
+# module's script with what a workflow hands it, run it with bash -ue as
+# Nextflow runs .command.sh (this build's seqgpu first on PATH), and check
+# that its declared outputs are there
+task() {
+    local m=$1 w=$2
+    shift 2
+    mkdir -p "$w" "$T/bin"
+    ln -sf "$SEQGPU" "$T/bin/seqgpu"
+    $RENDER render "$m" "$w" "$@" || fail "cannot render $m $*"
+    (cd "$w" && env PATH="$T/bin:$PATH" bash -ue .command.sh) || fail "$(basename "$m") failed in $w: $*"
+    $RENDER outputs "$m" "$w" "$@" > /dev/null || fail "$(basename "$m"): a declared output is missing ($*)"
+}
+
+# files DIR NAME N SUFFIX: DIR1/NAME.part1SUFFIX,...,DIRN/NAME.partNSUFFIX, in part order
+files() {
+    local i list=""
+    for i in $(seq 1 "$3"); do list="$list${list:+,}$1$i/$2.part$i$4"; done
+    echo "$list"
+}
+
+# find_parts GENOME MOTIFS N: parts.nf's find steps (FAIDX, then SEQGPU_FIND
+# with meta part 'I/N' for each part, then GATHER_BED in part order) against
+# main.nf's one SEQGPU_FIND, as decompressed BED; the gathered file is indexed
+find_parts() {
+    local g=$1 m=$2 n=$3 i w=$T/find$3
+    task "$LOCAL/faidx" "$w/faidx" --meta id=g --in fasta="$g"
+    local bgzf=$w/faidx/g.bgzf.fa.gz
+    task "$MODULES/find" "$w/one" --meta id=g --in sequences="$g" --in motifs="$m" --in index=
+    for i in $(seq 1 "$n"); do
+        task "$MODULES/find" "$w/part$i" --meta id=g.part$i --meta sample=g --meta part=$i/$n \
+            --in sequences="$bgzf" --in motifs="$m" --in index="$bgzf.fai,$bgzf.gzi"
+        [ ! -e "$w/part$i/g.part$i.bed.gz.tbi" ] || fail "part $i/$n indexed its part"
+    done
+    task "$LOCAL/gather_bed" "$w/gather" --meta id=g --in beds="$(files "$w/part" g "$n" .bed.gz)"
+    zcat "$w/one/g.bed.gz" > "$w/one.bed"
+    zcat "$w/gather/g.bed.gz" > "$w/gathered.bed"
+    [ "$(wc -l < "$w/one.bed")" -gt 10 ] || fail "too few hits to test with"
+    cmp "$w/one.bed" "$w/gathered.bed" || { diff "$w/one.bed" "$w/gathered.bed" | head; fail "N $n: gathered BED differs"; }
+    # the index answers for every record
+    for chrom in $(cut -f1 "$w/one.bed" | uniq); do
+        assert_equal "$(tabix "$w/gather/g.bed.gz" "$chrom" | wc -l)" "$(grep -c "^$chrom	" "$w/one.bed")"
+    done
+}
+
+# scc_parts READS N: parts.nf's scc steps (SEQGPU_SCC with meta part 'I/N',
+# then SEQGPU_SCC_ALL with meta counts on the counts in part order) against
+# main.nf's one SEQGPU_SCC, byte for byte
+scc_parts() {
+    local r=$1 n=$2 i w=$T/scc$2 f
+    task "$MODULES/scc" "$w/one" --meta id=r --in reads="$r"
+    for i in $(seq 1 "$n"); do
+        task "$MODULES/scc" "$w/part$i" --meta id=r.part$i --meta sample=r --meta part=$i/$n --in reads="$r"
+        [ ! -e "$w/part$i/r.part$i.repeats.tsv" ] || fail "part $i/$n wrote a report"
+    done
+    task "$MODULES/scc" "$w/all" --meta id=r --meta counts=true --in reads="$(files "$w/part" r "$n" .counts)"
+    [ "$(wc -l < "$w/one/r.repeats.tsv")" -gt 1 ] || fail "no repeats to test with"
+    for f in repeats.tsv gfa units.fa components.tsv; do
+        cmp "$w/one/r.$f" "$w/all/r.$f" || fail "N $n: r.$f differs"
+    done
+}
+
+@test "nextflow: parts.nf builds the meta maps and order these tests give its steps" {
+    p=$ROOT/examples/nextflow/parts.nf
+    grep -q "^include { FAIDX  *} from './modules/local/faidx/main'$" "$p"
+    grep -q "^include { GATHER_BED  *} from './modules/local/gather_bed/main'$" "$p"
+    grep -q "^include { SEQGPU_FIND  *} from './modules/seqgpu/find/main'$" "$p"
+    grep -q "^include { SEQGPU_SCC  *} from './modules/seqgpu/scc/main'$" "$p"
+    grep -q "^include { SEQGPU_SCC as SEQGPU_SCC_ALL } from './modules/seqgpu/scc/main'$" "$p"
+    grep -qF 'meta + [ id: "${meta.id}.part${i}", sample: meta.id, part: "${i}/${n}" ]' "$p"
+    grep -qF '[ [ id: id, counts: true ], in_order(parts).collect { it[1] } ]' "$p"
+    grep -qF '[ [ id: id ], in_order(parts).collect { it[1] } ]' "$p"
+    grep -qF "SEQGPU_FIND(scattered.sequences, file(params.motifs, checkIfExists: true), scattered.index)" "$p"
+    # the modules read the meta keys the workflow sets
+    grep -qF 'def part = meta.part ? "--part ${meta.part}" :' "$MODULES/find/main.nf"
+    grep -qF 'def part = meta.part ? "--part ${meta.part} --counts-out ${prefix}.counts" :' "$MODULES/scc/main.nf"
+    grep -qF "def counts = meta.counts ? '--counts' : ''" "$MODULES/scc/main.nf"
+    for f in $(sed -n 's/^params\.[a-z]* *= "${projectDir}\/\(.*\)"$/\1/p' "$p"); do
+        [ -f "$ROOT/examples/nextflow/$f" ] || fail "params default $f is not bundled"
+    done
+}
+
+@test "nextflow: parts.nf's find steps, N = 3 and 7, on the bundled and a generated genome, equal one run" {
+    need samtools bgzip tabix
+    for n in 3 7; do find_parts "$LAMBDA" "$ROOT/examples/enzymes.tsv" $n; done
+    $REF gen --seed 31 --records 12 --max-len 20000 --plant GAATTC,GGATCC,AAGCTT > "$T/gen.fa"
+    gzip -c "$T/gen.fa" > "$T/gen.fa.gz"
+    rm -rf "$T/find3" "$T/find7"
+    for n in 3 7; do find_parts "$T/gen.fa.gz" "$ROOT/examples/enzymes.tsv" $n; done
+}
+
+@test "nextflow: parts.nf's scc steps, N = 3 and 7, on the bundled and generated reads, equal one run" {
+    for n in 3 7; do scc_parts "$ROOT/examples/tandem_reads.fq.gz" $n; done
+    $REF sim --seed 13 --periods 2,5,19,60 --unique 30000 "$T/sim"
+    rm -rf "$T/scc3" "$T/scc7"
+    for n in 3 7; do scc_parts "$T/sim.reads.fq" $n; done
 }

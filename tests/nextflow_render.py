@@ -2,10 +2,13 @@
 """Render an nf-core-style module's script: or stub: block as Nextflow would,
 for a test without Nextflow (which CI cannot install).
 
-  nextflow_render.py render MODULE_DIR WORKDIR [--stub]
+  nextflow_render.py render MODULE_DIR WORKDIR [--stub] [--meta KEY=VALUE]... [--in NAME=PATH[,PATH]...]...
       stage the inputs of the module's first nf-test case (tests/main.nf.test)
-      into WORKDIR as symlinks and write WORKDIR/.command.sh
-  nextflow_render.py outputs MODULE_DIR WORKDIR [--stub]
+      into WORKDIR as symlinks and write WORKDIR/.command.sh; --meta sets a
+      key of the meta map (the test's, or a new one), --in gives the input
+      NAME these files instead (a module without tests takes all from --in):
+      what a workflow hands the process
+  nextflow_render.py outputs MODULE_DIR WORKDIR [--stub] [--meta ...] [--in ...]
       print "emit<TAB>file" for every declared output found in WORKDIR; exit 1
       when a declared output (not optional) is missing
   nextflow_render.py snapshot MODULE_DIR WORKDIR TEST_NAME
@@ -15,10 +18,11 @@ for a test without Nextflow (which CI cannot install).
       gzip), a map is the test's meta; print what was checked
 
 Only the Groovy the modules use is understood, and anything else is an error
-rather than a guess: statements `[def] NAME = task.ext.KEY ?: STRING` and
+rather than a guess: statements `[def] NAME = task.ext.KEY ?: STRING`,
 `def NAME = task.accelerator ? EXPR : STRING` (no accelerator here: the
-STRING), and strings with $name, ${name} and ${a.b} interpolation. The task
-has 2 cpus, no accelerator and no task.ext settings.
+STRING) and `def NAME = meta.KEY ? STRING : STRING` (the first when the meta
+map has KEY), and strings with $name, ${name} and ${a.b} interpolation. The
+task has 2 cpus, no accelerator and no task.ext settings.
 """
 import glob
 import os
@@ -117,6 +121,16 @@ def run_block(block, env):
             kind, body, i = read_string(block, m.end())
             env[m.group(1)] = interpolate(kind, body, env)  # task.ext is empty here
             continue
+        m = re.compile(r"def\s+(\w+)\s*=\s*meta\.(\w+)\s*\?\s*").match(block, i)
+        if m:
+            kind, body, j = read_string(block, m.end())
+            colon = re.compile(r"\s*:\s*").match(block, j)
+            if not colon:
+                raise RenderError("cannot render the statement %r" % block[i:block.find("\n", i)])
+            kind2, body2, i = read_string(block, colon.end())
+            given = env.get("meta." + m.group(2)) not in (None, "", "false")
+            env[m.group(1)] = interpolate(kind, body, env) if given else interpolate(kind2, body2, env)
+            continue
         m = re.compile(r"def\s+(\w+)\s*=\s*task\.accelerator\s*\?").match(block, i)
         if m:
             # the true branch is Groovy for a GPU task: skipped; the false branch is a string
@@ -139,6 +153,9 @@ def test_inputs(test_file, module_dir):
     for im in re.finditer(r"input\[(\d+)\]\s*=\s*(.*?)(?=input\[\d+\]|$)", m.group(1), re.S):
         expr = im.group(2).strip()
         meta = None
+        if expr == "[]":  # an optional path input given nothing
+            found[int(im.group(1))] = (None, [])
+            continue
         if expr.startswith("["):
             mm = re.search(r"\[\s*((?:\w+\s*:\s*'[^']*'\s*,?\s*)+)\]", expr)
             if not mm:
@@ -175,16 +192,30 @@ def declared_outputs(section):
     return out
 
 
-def setup(module_dir, workdir, stub):
+def setup(module_dir, workdir, stub, metas=(), ins=()):
     name, sec = blocks(open(os.path.join(module_dir, "main.nf")).read())
     env = {"task.cpus": 2, "task.process": name}
     decl = declared_inputs(sec["input"])
-    given = test_inputs(os.path.join(module_dir, "tests", "main.nf.test"), module_dir)
+    test_file = os.path.join(module_dir, "tests", "main.nf.test")
+    overrides = dict(x.split("=", 1) for x in ins)
+    if os.path.exists(test_file):
+        given = test_inputs(test_file, module_dir)
+    elif all(var in overrides for _, var in decl):
+        given = [({} if has_meta else None, []) for has_meta, _ in decl]
+    else:
+        raise RenderError("no tests/main.nf.test, and not every input given with --in")
     if len(decl) != len(given):
         raise RenderError("%d inputs declared, %d given by the test" % (len(decl), len(given)))
+    unknown = set(overrides) - set(var for _, var in decl)
+    if unknown:
+        raise RenderError("--in %s: no such input" % ", ".join(sorted(unknown)))
     for (has_meta, var), (meta, paths) in zip(decl, given):
         if has_meta != (meta is not None):
             raise RenderError("input %s: the test's meta map does not match the declaration" % var)
+        if has_meta:
+            meta = dict(meta, **dict(x.split("=", 1) for x in metas))
+        if var in overrides:
+            paths = [os.path.abspath(p) for p in overrides[var].split(",") if p]
         for k, v in (meta or {}).items():
             env["meta." + k] = v
         staged = []
@@ -262,9 +293,16 @@ def main(argv):
             return 1
     if len(argv) < 4 or argv[1] not in ("render", "outputs"):
         sys.exit(__doc__)
-    module_dir, workdir, stub = argv[2], argv[3], "--stub" in argv[4:]
+    module_dir, workdir, rest = argv[2], argv[3], argv[4:]
+    stub, metas, ins = "--stub" in rest, [], []
+    rest = [a for a in rest if a != "--stub"]
+    while rest:
+        if len(rest) < 2 or rest[0] not in ("--meta", "--in") or "=" not in rest[1]:
+            sys.exit(__doc__)
+        (metas if rest[0] == "--meta" else ins).append(rest[1])
+        rest = rest[2:]
     try:
-        name, sec, env, script = setup(module_dir, workdir, stub)
+        name, sec, env, script = setup(module_dir, workdir, stub, metas, ins)
         if argv[1] == "render":
             with open(os.path.join(workdir, ".command.sh"), "w") as f:
                 f.write("#!/bin/bash -ue\n" + script.lstrip("\n"))

@@ -284,7 +284,7 @@ PY
         assert_output --regexp "auto: cpu \((no CUDA device|built without cuda)\)"
         refute_output --partial "warning"
     fi
-    run seqgpu scc --device 0,1 --edges "$T/e.txt" -p "$T/x"
+    run seqgpu scc --device 0,0 --edges "$T/e.txt" -p "$T/x"
     assert_failure 1
-    assert_output --partial "invalid --device '0,1' (one device index)"
+    assert_output --partial "invalid --device '0,0' (device indices, each once"
 }

@@ -100,3 +100,49 @@ PY
     run python3 -c "import json; print(json.load(open('$T/s.json'))['backend'])"
     assert_output "cuda"
 }
+
+# GPUs this test may use: CUDA_VISIBLE_DEVICES's entries when it is set, else nvidia-smi's
+gpus_here() {
+    if [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
+        echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .
+    else
+        nvidia-smi -L 2>/dev/null | grep -c '^GPU'
+    fi
+}
+
+@test "scc gpu: --device 0,1 counts the k-mers on two devices: the files of one device and of the cpu" {
+    # two GPUs or none of this: a machine with one skips it, required or not
+    n=$(gpus_here || true)
+    [ "${n:-0}" -ge 2 ] || skip "one GPU here ($n): --device 0,1 needs two"
+    $REF sim --seed 5 --periods 2,3,7,21,55,144 --errors 0.005 "$T/sim"
+    for input in "$ROOT/examples/lambda_reads.fq.gz" "$T/sim.reads.fq"; do
+        for opt in "-k 31 -c 2" "-k 41 -c 2" "-k 31"; do
+            seqgpu scc -q -b cpu $opt --stats "$T/cpu.json" -p "$T/cpu" "$input"
+            seqgpu scc -q -b cuda $opt --stats "$T/one.json" -p "$T/one" "$input"
+            # small batches: many of them in flight on both devices at once
+            for dev in 0,1 1,0; do
+                SEQGPU_CUDA_KMER_BATCH=64K seqgpu scc -q -b cuda --device $dev $opt --stats "$T/two.json" -p "$T/two" "$input" ||
+                    fail "--device $dev $opt failed"
+                for f in repeats.tsv gfa units.fa components.tsv spectrum.svg repeats.svg; do
+                    cmp -s "$T/one.$f" "$T/two.$f" || fail "$(basename "$input") $opt --device $dev: $f differs from one device's"
+                    cmp -s "$T/cpu.$f" "$T/two.$f" || fail "$(basename "$input") $opt --device $dev: $f differs from the cpu's"
+                done
+                python3 - "$T/cpu.json" "$T/two.json" "$dev" <<'PY' || fail "$opt --device $dev: the counts differ"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for key in ("kmers", "distinct_kmers", "threshold", "kept_kmers", "histogram"):
+    assert a[key] == b[key], (key, a[key], b[key])
+assert b["graph_cuda"]["devices"] == [int(d) for d in sys.argv[3].split(",")], b["graph_cuda"]
+PY
+            done
+        done
+    done
+}
+
+@test "scc gpu: --device with a device that is not there is a clear error naming it" {
+    n=$(gpus_here || true)
+    run seqgpu scc -q -b cuda --device "0,${n:-1}" -p "$T/x" "$ROOT/examples/lambda_reads.fq.gz"
+    assert_failure 3
+    assert_output --partial "device ${n:-1}"
+    [ ! -e "$T/x.repeats.tsv" ] || fail "outputs left behind"
+}

@@ -44,6 +44,11 @@ sim() {
     assert_failure 1
     run seqgpu scc -g overlap --edges "$T/r.fq"
     assert_failure 1
+    for opt in "--part 1/2 --counts-out $T/c" "--counts" "--max-memory 2G" "--tmp-dir $T"; do
+        run seqgpu scc -g overlap $opt -p "$T/o" "$T/r.fq"
+        assert_failure 1
+        assert_output --partial "${opt%% *} is an option of -g dbg"
+    done
     printf 'S\ta\tACGT\n' > "$T/g.gfa"
     run seqgpu scc -g overlap -p "$T/o" "$T/g.gfa"
     assert_failure 1

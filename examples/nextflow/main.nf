@@ -21,7 +21,7 @@ workflow {
     genomes = Channel.fromPath(params.genomes, checkIfExists: true).map { f -> [ [ id: f.simpleName ], f ] }
     reads   = Channel.fromPath(params.reads, checkIfExists: true).map { f -> [ [ id: f.simpleName ], f ] }
 
-    SEQGPU_FIND(genomes, file(params.motifs, checkIfExists: true))
+    SEQGPU_FIND(genomes, file(params.motifs, checkIfExists: true), [])
     SEQGPU_SCC(reads)
 
     SEQGPU_FIND.out.versions

@@ -15,10 +15,11 @@ process SEQGPU_FIND {
     input:
     tuple val(meta), path(sequences)
     path motifs
+    path index
 
     output:
     tuple val(meta), path("${prefix}.bed.gz")    , emit: bed
-    tuple val(meta), path("${prefix}.bed.gz.tbi"), emit: tbi
+    tuple val(meta), path("${prefix}.bed.gz.tbi"), emit: tbi, optional: true
     tuple val(meta), path("${prefix}.stats.json"), emit: stats
     path "versions.yml"                          , emit: versions
 
@@ -31,6 +32,10 @@ process SEQGPU_FIND {
     // a task without a GPU never touches one; with GPUs, auto picks the
     // faster backend on the devices the task was given
     def backend = task.accelerator ? "--backend auto --device ${(0..<task.accelerator.request).join(',')}" : '--backend cpu'
+    // a part of a scattered run (meta.part 'I/N', parts.nf): it seeks to its
+    // range of the bases through the index staged beside the sequences; the
+    // parts' BED files, concatenated in order, are one run's, indexed there
+    def part = meta.part ? "--part ${meta.part}" : '--index'
     """
     seqgpu find \\
         --threads ${task.cpus} \\
@@ -39,7 +44,7 @@ process SEQGPU_FIND {
         --motif-file ${motifs} \\
         --stats ${prefix}.stats.json \\
         --output ${prefix}.bed.gz \\
-        --index \\
+        ${part} \\
         ${args} \\
         ${sequences}
 

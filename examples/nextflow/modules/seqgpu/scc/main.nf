@@ -16,10 +16,11 @@ process SEQGPU_SCC {
     tuple val(meta), path(reads)
 
     output:
-    tuple val(meta), path("${prefix}.repeats.tsv")   , emit: repeats
-    tuple val(meta), path("${prefix}.gfa")           , emit: gfa
-    tuple val(meta), path("${prefix}.units.fa")      , emit: units
-    tuple val(meta), path("${prefix}.components.tsv"), emit: components
+    tuple val(meta), path("${prefix}.repeats.tsv")   , emit: repeats, optional: true
+    tuple val(meta), path("${prefix}.gfa")           , emit: gfa, optional: true
+    tuple val(meta), path("${prefix}.units.fa")      , emit: units, optional: true
+    tuple val(meta), path("${prefix}.components.tsv"), emit: components, optional: true
+    tuple val(meta), path("${prefix}.counts")        , emit: counts, optional: true
     tuple val(meta), path("${prefix}.stats.json")    , emit: stats
     path "versions.yml"                              , emit: versions
 
@@ -32,13 +33,19 @@ process SEQGPU_SCC {
     // a task without a GPU never touches one; with one, auto puts large
     // graphs on it (scc uses one device)
     def backend = task.accelerator ? '--backend auto --device 0' : '--backend cpu'
+    // scattered (parts.nf): a part (meta.part 'I/N') counts part I of the
+    // reads' k-mers into PREFIX.counts, and the gather (meta.counts) takes the
+    // N counts files as its reads: its report is one run's, byte for byte
+    def part = meta.part ? "--part ${meta.part} --counts-out ${prefix}.counts" : "--prefix ${prefix}"
+    def counts = meta.counts ? '--counts' : ''
     """
     seqgpu scc \\
         --threads ${task.cpus} \\
         ${backend} \\
         --progress \\
         --stats ${prefix}.stats.json \\
-        --prefix ${prefix} \\
+        ${part} \\
+        ${counts} \\
         ${args} \\
         ${reads}
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env nextflow
+/*
+ * seqgpu runs cut into parts that tasks run apart, then put together: the
+ * gathered outputs are one run's, byte for byte.
+ *
+ *   find: each genome made BGZF with its .fai/.gzi once (FAIDX), scanned in
+ *         N parts, each the I-th of N ranges of its bases (--part I/N, seeking
+ *         through the index), and the parts' BGZF BED files concatenated in
+ *         order and indexed (GATHER_BED).
+ *   scc:  each read set counted in N parts, each the k-mers of hash part I
+ *         (--part I/N --counts-out, about 1/N of the memory), and the N
+ *         counts files made into the graph, SCCs and report (--counts).
+ *
+ *   nextflow run examples/nextflow/parts.nf -profile conda --parts 7
+ *   nextflow run examples/nextflow/parts.nf --genomes 'g/*.fa.gz' --reads 'r/*.fq.gz' --parts 16
+ *
+ * tests/nextflow.bats runs the commands these steps' rendered scripts run,
+ * with the meta maps built here, at N = 3 and 7, against one run.
+ */
+nextflow.enable.dsl = 2
+
+include { FAIDX                        } from './modules/local/faidx/main'
+include { GATHER_BED                   } from './modules/local/gather_bed/main'
+include { SEQGPU_FIND                  } from './modules/seqgpu/find/main'
+include { SEQGPU_SCC                   } from './modules/seqgpu/scc/main'
+include { SEQGPU_SCC as SEQGPU_SCC_ALL } from './modules/seqgpu/scc/main'
+
+params.genomes = "${projectDir}/../lambda_virus.fa.gz"
+params.reads   = "${projectDir}/../tandem_reads.fq.gz"
+params.motifs  = "${projectDir}/../enzymes.tsv"
+params.parts   = 3
+params.outdir  = 'results'
+
+// part i of n of a sample: its own id, the sample's, and the part
+def part_meta(meta, i, n) { meta + [ id: "${meta.id}.part${i}", sample: meta.id, part: "${i}/${n}" ] }
+
+// the parts of a sample, back in part order
+def in_order(parts) { parts.sort { a, b -> (a[0].part.tokenize('/')[0] as int) <=> (b[0].part.tokenize('/')[0] as int) } }
+
+workflow {
+    def n = params.parts as int
+    genomes = Channel.fromPath(params.genomes, checkIfExists: true).map { f -> [ [ id: f.simpleName ], f ] }
+    reads   = Channel.fromPath(params.reads, checkIfExists: true).map { f -> [ [ id: f.simpleName ], f ] }
+
+    // find: scatter over ranges of the bases, gather in order
+    FAIDX(genomes)
+    scattered = FAIDX.out.indexed
+        .combine(Channel.of(1..n))
+        .multiMap { meta, fasta, index, i ->
+            sequences: [ part_meta(meta, i, n), fasta ]
+            index: index
+        }
+    SEQGPU_FIND(scattered.sequences, file(params.motifs, checkIfExists: true), scattered.index)
+    GATHER_BED(
+        SEQGPU_FIND.out.bed
+            .map { meta, bed -> [ meta.sample, [ meta, bed ] ] }
+            .groupTuple(size: n)
+            .map { id, parts -> [ [ id: id ], in_order(parts).collect { it[1] } ] })
+
+    // scc: scatter over hash parts of the k-mers, gather the counts
+    SEQGPU_SCC(reads.combine(Channel.of(1..n)).map { meta, f, i -> [ part_meta(meta, i, n), f ] })
+    SEQGPU_SCC_ALL(
+        SEQGPU_SCC.out.counts
+            .map { meta, counts -> [ meta.sample, [ meta, counts ] ] }
+            .groupTuple(size: n)
+            .map { id, parts -> [ [ id: id, counts: true ], in_order(parts).collect { it[1] } ] })
+
+    FAIDX.out.versions
+        .mix(SEQGPU_FIND.out.versions, GATHER_BED.out.versions, SEQGPU_SCC.out.versions, SEQGPU_SCC_ALL.out.versions)
+        .unique()
+        .collectFile(name: 'software_versions.yml', storeDir: "${params.outdir}/pipeline_info")
+}

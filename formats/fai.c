@@ -1,0 +1,324 @@
+#define _GNU_SOURCE
+#include "fai.h"
+#include "outfile.h"
+#include "seqio.h"
+#include "../src/log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <htslib/bgzf.h>
+#include <htslib/faidx.h>
+
+/* what an index may hold: offsets and counts below 2^62 */
+#define FAI_MAX ((uint64_t)1 << 62)
+
+void sg_fai_free(sg_fai_t *idx)
+{
+    for (int64_t i = 0; i < idx->n; i++) free(idx->rec[i].name);
+    free(idx->rec);
+    if (idx->gzi_tmp) sg_tmp_remove(idx->gzi_tmp);
+    else free(idx->gzi);
+    memset(idx, 0, sizeof *idx);
+}
+
+/* A FASTA file that can be indexed: a regular file, plain or BGZF, that
+ * starts with '>'. *bgzf: it is BGZF. */
+static int check_fasta(const char *path, const char *why, int *bgzf)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        sg_error("cannot read '%s': %s", path, strerror(errno));
+        return SG_ERR_INPUT;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        sg_error("'%s' is not a regular file, and %s seeks in its input: save it to a file first (bgzip it, then "
+                 "samtools faidx)", path, why);
+        return SG_ERR_INPUT;
+    }
+    BGZF *fp = bgzf_open(path, "r");
+    if (!fp) {
+        sg_error("cannot read '%s': %s", path, strerror(errno ? errno : EIO));
+        return SG_ERR_INPUT;
+    }
+    int comp = bgzf_compression(fp);
+    char buf[4096], err[256];
+    ssize_t n = comp == 1 ? 0 : bgzf_read(fp, buf, sizeof buf);
+    bgzf_close(fp);
+    *bgzf = comp == 2;
+    if (comp == 1) {
+        sg_error("'%s' is gzip-compressed, not BGZF, and %s seeks only in plain or BGZF files: recompress it "
+                 "(zcat '%s' | bgzip > NEW.fa.gz) and index that (samtools faidx NEW.fa.gz)", path, why, path);
+        return SG_ERR_INPUT;
+    }
+    if (n < 0) {
+        sg_error("cannot read '%s': %s", path, "truncated or corrupt compressed data");
+        return SG_ERR_INPUT;
+    }
+    size_t bom, p;
+    if (sg_text_start(buf, (size_t)n, &bom, err, sizeof err) < 0) {
+        sg_error("'%s' is %s", path, err);
+        return SG_ERR_INPUT;
+    }
+    for (p = bom; p < (size_t)n && (buf[p] == '\n' || buf[p] == '\r'); p++) continue;
+    if (p < (size_t)n && buf[p] == '@') {
+        sg_error("'%s' is FASTQ, and %s cuts only FASTA, at any base, through its index: run the reads whole, or "
+                 "convert them to FASTA (plain or bgzip-compressed; samtools faidx indexes it)", path, why);
+        return SG_ERR_INPUT;
+    }
+    if (p < (size_t)n && buf[p] != '>') {
+        sg_error("'%s' is not FASTA: it starts with neither '>' nor '@'", path);
+        return SG_ERR_INPUT;
+    }
+    return 0;
+}
+
+/* The file's bytes of record r. */
+static unsigned __int128 record_bytes(const sg_fai_rec_t *r)
+{
+    if (!r->len) return 0;
+    uint64_t last = r->len - 1;
+    return (unsigned __int128)(last / r->line_bases) * r->line_bytes + last % r->line_bases + 1;
+}
+
+/* One number of a .fai line: digits up to a tab (tab 1) or the line's end. */
+static int field(char **p, int tab, uint64_t *v)
+{
+    char *end;
+    if (**p < '0' || **p > '9') return -1;
+    errno = 0;
+    unsigned long long x = strtoull(*p, &end, 10);
+    if (errno || x >= FAI_MAX || (tab ? *end != '\t' : *end != '\0')) return -1;
+    *v = x;
+    *p = end + (tab != 0);
+    return 0;
+}
+
+/* Parse the index file fai of the FASTA file path (size bytes when plain, 0 for BGZF). */
+static int parse(const char *fai, const char *path, uint64_t size, sg_fai_t *idx)
+{
+    FILE *fp = fopen(fai, "r");
+    if (!fp) {
+        sg_error("cannot read '%s': %s", fai, strerror(errno));
+        return SG_ERR_INPUT;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int64_t m = 0, lineno = 0;
+    uint64_t end = 0;
+    int r = 0;
+    while (r == 0 && (len = getline(&line, &cap, fp)) >= 0) {
+        lineno++;
+        if (len && line[len - 1] == '\n') line[--len] = 0;
+        char *tab = strchr(line, '\t'), *p = tab ? tab + 1 : NULL;
+        sg_fai_rec_t rec = {0};
+        uint64_t qual;
+        if (!tab || tab == line || field(&p, 1, &rec.len) < 0 || field(&p, 1, &rec.off) < 0 ||
+            field(&p, 1, &rec.line_bases) < 0 || field(&p, 0, &rec.line_bytes) < 0) {
+            if (p && field(&p, 1, &qual) == 0)
+                sg_error("'%s' indexes FASTQ (a sixth column), not FASTA", fai);
+            else
+                sg_error("'%s', line %lld: not a FASTA index line (name, length, offset, line bases, line bytes)",
+                         fai, (long long)lineno);
+            r = SG_ERR_INPUT;
+            break;
+        }
+        if (rec.len && (!rec.line_bases || rec.line_bytes < rec.line_bases)) {
+            sg_error("'%s', line %lld: %llu bases a line in lines of %llu bytes", fai, (long long)lineno,
+                     (unsigned long long)rec.line_bases, (unsigned long long)rec.line_bytes);
+            r = SG_ERR_INPUT;
+            break;
+        }
+        /* records in file order, each after the one before, the last within the file */
+        unsigned __int128 rec_end = (unsigned __int128)rec.off + record_bytes(&rec);
+        if (rec.off < end || rec_end >= FAI_MAX || (size && rec_end > size) || idx->bases + rec.len >= FAI_MAX) {
+            sg_error("'%s' does not fit '%s' (line %lld): it indexes another version of the file; make it again "
+                     "(samtools faidx '%s')", fai, path, (long long)lineno, path);
+            r = SG_ERR_INPUT;
+            break;
+        }
+        end = (uint64_t)rec_end;
+        idx->bases += rec.len;
+        if (idx->n == m) {
+            m = m ? 2 * m : 64;
+            idx->rec = sg_realloc(idx->rec, m * sizeof *idx->rec);
+        }
+        *tab = 0;
+        rec.name = sg_strdup(line);
+        idx->rec[idx->n++] = rec;
+    }
+    if (r == 0 && ferror(fp)) {
+        sg_error("cannot read '%s': %s", fai, strerror(errno ? errno : EIO));
+        r = SG_ERR_INPUT;
+    }
+    free(line);
+    fclose(fp);
+    return r;
+}
+
+static char *with_suffix(const char *path, const char *suffix)
+{
+    size_t n = strlen(path) + strlen(suffix) + 1;
+    char *s = sg_malloc(n);
+    snprintf(s, n, "%s%s", path, suffix);
+    return s;
+}
+
+/* Make the index of path with htslib: beside it when its folder takes new
+ * files, else in temporary files in $TMPDIR. */
+static int build(const char *path, const char *fai, const char *gzi, int bgzf, uint64_t size, sg_fai_t *idx)
+{
+    char *fai_tmp = sg_tmp_beside(fai), *gzi_tmp = bgzf && fai_tmp ? sg_tmp_beside(gzi) : NULL;
+    int beside = fai_tmp && (!bgzf || gzi_tmp);
+    if (!beside) {
+        int e = errno;
+        if (fai_tmp) sg_tmp_remove(fai_tmp);
+        const char *dir = getenv("TMPDIR");
+        char *base = with_suffix(dir && *dir ? dir : "/tmp", "/seqgpu");
+        fai_tmp = sg_tmp_beside(base);
+        gzi_tmp = bgzf && fai_tmp ? sg_tmp_beside(base) : NULL;
+        free(base);
+        if (!fai_tmp || (bgzf && !gzi_tmp)) {
+            sg_error("cannot index '%s': cannot create '%s' (%s) nor a temporary file (%s)", path, fai, strerror(e),
+                     strerror(errno));
+            if (fai_tmp) sg_tmp_remove(fai_tmp);
+            return SG_ERR_INPUT;
+        }
+        sg_notice("cannot create '%s' (%s): indexing '%s' for this run only; 'samtools faidx %s' in a writable folder "
+                  "would save the scan", fai, strerror(e), path, path);
+    }
+    int r = 0;
+    if (fai_build3(path, fai_tmp, gzi_tmp) != 0) {
+        sg_error("cannot index '%s' (samtools faidx's rules: every line of a record as long as the first, but the "
+                 "last; see htslib's message above)", path);
+        r = SG_ERR_INPUT;
+    }
+    if (r == 0) r = parse(fai_tmp, path, size, idx);
+    if (r == 0 && beside) {
+        /* an index made by another process meanwhile stays */
+        struct stat st;
+        if (stat(fai, &st) != 0 && sg_tmp_place(fai_tmp, fai) == 0) fai_tmp = NULL;
+        if (gzi_tmp && stat(gzi, &st) != 0 && sg_tmp_place(gzi_tmp, gzi) == 0) gzi_tmp = NULL;
+    }
+    if (fai_tmp) sg_tmp_remove(fai_tmp);
+    if (r < 0 && gzi_tmp) sg_tmp_remove(gzi_tmp);
+    else if (bgzf) {
+        idx->gzi_tmp = gzi_tmp;
+        idx->gzi = gzi_tmp ? gzi_tmp : sg_strdup(gzi);
+    }
+    return r;
+}
+
+/* n bytes of the file from offset at (uncompressed): 0, or -1 (read error, or fewer there). */
+static int read_at(BGZF *fp, uint64_t at, char *buf, size_t n)
+{
+    return bgzf_useek(fp, (off_t)at, SEEK_SET) < 0 || bgzf_read(fp, buf, n) != (ssize_t)n ? -1 : 0;
+}
+
+static int is_base(char c) { return (unsigned char)((c | 0x20) - 'a') < 26 || c == '-' || c == '.' || c == '*'; }
+
+/* The header line ending at offset at (just before a record's first base): record name's? */
+static int header_before(BGZF *fp, uint64_t at, const char *name)
+{
+    char *buf = NULL;
+    int ok = 0;
+    for (uint64_t w = 256; w <= (1 << 20); w *= 4) {
+        uint64_t from = at > w ? at - w : 0, n = at - from;
+        buf = sg_realloc(buf, n + 1);
+        if (n == 0 || read_at(fp, from, buf, n) < 0 || buf[n - 1] != '\n') break;
+        uint64_t ls = n - 1;
+        while (ls > 0 && buf[ls - 1] != '\n') ls--;
+        if (ls == 0 && from > 0) continue; /* a longer header: a wider window */
+        size_t len = strlen(name), line = n - 1 - ls;
+        const char *h = buf + ls;
+        ok = line > len && h[0] == '>' && !memcmp(h + 1, name, len) && (line == len + 1 || isspace((unsigned char)h[len + 1]));
+        break;
+    }
+    free(buf);
+    return ok;
+}
+
+/* The line holding base pos of r: its bases where the index says, and its end after them. */
+static int line_fits(BGZF *fp, const sg_fai_rec_t *r, uint64_t pos)
+{
+    uint64_t first = pos / r->line_bases * r->line_bases, n = r->len - first < r->line_bases ? r->len - first : r->line_bases;
+    uint64_t start = sg_fai_offset(r, first), from = start > r->off ? start - 1 : start;
+    size_t want = (size_t)(start + n - from);
+    char *buf = sg_malloc(want + 2);
+    int ok = read_at(fp, from, buf, want) == 0;
+    if (ok && from < start) ok = buf[0] == '\n'; /* a line before it, ended */
+    for (size_t i = start - from; ok && i < want; i++) ok = is_base(buf[i]);
+    /* after the bases: the line's end, or the end of the file */
+    char next;
+    if (ok && read_at(fp, start + n, &next, 1) == 0) ok = next == '\n' || next == '\r' || next == ' ' || next == '\t';
+    free(buf);
+    return ok;
+}
+
+int sg_fai_check(const char *path, const sg_fai_t *idx, int64_t rec, uint64_t pos)
+{
+    BGZF *fp = bgzf_open(path, "r");
+    const sg_fai_rec_t *r = &idx->rec[rec];
+    int ok = fp && (!idx->gzi || bgzf_index_load(fp, idx->gzi, NULL) == 0);
+    if (ok) ok = header_before(fp, r->off, r->name) && line_fits(fp, r, pos);
+    if (fp) bgzf_close(fp);
+    if (!ok)
+        sg_error("'%s' does not match its index (record '%s', base %llu): make the index again (samtools faidx '%s')",
+                 path, r->name, (unsigned long long)pos, path);
+    return ok ? 0 : SG_ERR_INPUT;
+}
+
+/* After the last record's bases, only line ends and blanks to the end of the
+ * file: an index made before records were added stops short of them. */
+static int tail_fits(const char *path, const char *fai, const sg_fai_t *idx)
+{
+    BGZF *fp = bgzf_open(path, "r");
+    int ok = fp && (!idx->gzi || bgzf_index_load(fp, idx->gzi, NULL) == 0);
+    uint64_t end = 0;
+    if (idx->n) {
+        const sg_fai_rec_t *r = &idx->rec[idx->n - 1];
+        end = r->off + (uint64_t)record_bytes(r);
+    }
+    if (ok && end) ok = bgzf_useek(fp, (off_t)end, SEEK_SET) == 0;
+    char buf[4096];
+    ssize_t n = 0;
+    while (ok && (n = bgzf_read(fp, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; ok && i < n; i++) ok = isspace((unsigned char)buf[i]);
+    if (n < 0) ok = 0;
+    if (fp) bgzf_close(fp);
+    if (!ok)
+        sg_error("'%s' does not fit '%s': the file goes on after the last record it indexes (records added since?); "
+                 "make it again (samtools faidx '%s')", fai, path, path);
+    return ok ? 0 : SG_ERR_INPUT;
+}
+
+int sg_fai_load(const char *path, const char *why, sg_fai_t *idx)
+{
+    memset(idx, 0, sizeof *idx);
+    int bgzf;
+    int r = check_fasta(path, why, &bgzf);
+    if (r < 0) return r;
+    struct stat st, fst, gst;
+    stat(path, &st);
+    uint64_t size = bgzf ? 0 : (uint64_t)st.st_size;
+    char *fai = with_suffix(path, ".fai"), *gzi = with_suffix(path, ".gzi");
+    if (stat(fai, &fst) == 0 && (!bgzf || stat(gzi, &gst) == 0)) {
+        if (fst.st_mtime < st.st_mtime)
+            sg_warn("'%s' is older than '%s': if the FASTA changed since, make the index again (samtools faidx)", fai,
+                    path);
+        r = parse(fai, path, size, idx);
+        if (bgzf) idx->gzi = sg_strdup(gzi);
+        if (r == 0) r = tail_fits(path, fai, idx);
+    } else {
+        r = build(path, fai, gzi, bgzf, size, idx);
+    }
+    free(fai);
+    free(gzi);
+    if (r < 0) sg_fai_free(idx);
+    return r;
+}

@@ -1,0 +1,213 @@
+#!/usr/bin/env bats
+# seqgpu scc in parts: --part I/N --counts-out, then --counts, and the
+# bounded-memory passes of --max-memory, all equal to one run byte for byte;
+# the counts files are checked (magic, version, k, parts) and a damaged one
+# is an error that names it, never a crash.
+
+load test_helper
+
+# the pictures too: their titles name the reads, also when the k-mers come from counts files
+OUTS="repeats.tsv gfa units.fa components.tsv spectrum.svg repeats.svg"
+
+# same_outputs A B: the outputs of prefixes A and B are the same bytes
+same_outputs() {
+    for f in $OUTS; do
+        cmp -s "$1.$f" "$2.$f" || { diff "$1.$f" "$2.$f" | head; fail "$2.$f differs from $1.$f"; }
+    done
+}
+
+# parts N PREFIX OPTIONS... -- INPUTS...: count parts 1..N into PREFIX.I.counts
+parts() {
+    local n=$1 p=$2 i opts=()
+    shift 2
+    while [ "$1" != -- ]; do opts+=("$1"); shift; done
+    shift
+    for i in $(seq 1 "$n"); do
+        seqgpu scc -q "${opts[@]}" --part "$i/$n" --counts-out "$p.$i.counts" "$@" || fail "part $i/$n failed"
+    done
+}
+
+sim() {
+    $REF sim --seed "${1:-5}" --periods 1,2,7,31,171 --unique 30000 --errors 0.005 "$T/sim"
+}
+
+@test "scc --part/--counts: N parts, merged, equal one run byte for byte (k 31 and 45, -c and --min-copies)" {
+    sim 5
+    for k in 31 45; do
+        for c in "" "-c 4"; do
+            seqgpu scc -q -k $k $c --write-graph "$T/one.whole.gfa" -p "$T/one" "$T/sim.reads.fq" || fail "one run"
+            [ "$(wc -l < "$T/one.repeats.tsv")" -gt 3 ] || fail "k $k $c: too few repeats to test with"
+            for n in 1 2 3 7; do
+                parts $n "$T/p" -k $k $c -- "$T/sim.reads.fq"
+                # in any order, with -k or without (the files give it)
+                run seqgpu scc -q $c --counts --write-graph "$T/m.whole.gfa" -p "$T/m" $(ls "$T"/p.*.counts | sort -r)
+                assert_success
+                same_outputs "$T/one" "$T/m"
+                cmp "$T/one.whole.gfa" "$T/m.whole.gfa"
+                rm "$T"/p.*.counts
+            done
+        done
+    done
+}
+
+@test "scc --max-memory: the k-mers counted in parts over passes of the reads equal one run; nothing left behind" {
+    sim 6
+    seqgpu scc -q -p "$T/one" --stats "$T/one.json" "$T/sim.reads.fq"
+    mkdir "$T/tmp"
+    for m in 1M 3M 6M; do
+        run seqgpu scc --max-memory $m --tmp-dir "$T/tmp" --stats "$T/b.json" -p "$T/b" "$T/sim.reads.fq"
+        assert_success
+        assert_output --partial "counting the k-mers in parts"
+        same_outputs "$T/one" "$T/b"
+        passes=$(python3 -c "import json; print(json.load(open('$T/b.json'))['count_passes'])")
+        [ "$passes" -ge 2 ] || fail "--max-memory $m: $passes passes"
+        # the histogram and totals are one run's
+        python3 - "$T/one.json" "$T/b.json" <<'PY' || fail "--max-memory $m: the figures differ"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for key in ('kmers', 'distinct_kmers', 'histogram', 'coverage', 'threshold', 'kept_kmers'):
+    assert a[key] == b[key], key
+PY
+        run ls -A "$T/tmp"
+        assert_output ""
+    done
+    # a part narrowed again in a later pass, and -c 1 keeps the single k-mers too
+    seqgpu scc -q -c 1 -p "$T/one1" "$T/sim.reads.fq"
+    run seqgpu scc -q -c 1 --max-memory 1M --tmp-dir "$T/tmp" -p "$T/b1" "$T/sim.reads.fq"
+    assert_success
+    same_outputs "$T/one1" "$T/b1"
+    # standard input cannot be read again: one pass, whatever the limit
+    run seqgpu scc --max-memory 1M -p "$T/s" - < "$T/sim.reads.fq"
+    assert_success
+    refute_output --partial "in parts"
+    OUTS="repeats.tsv gfa units.fa components.tsv" same_outputs "$T/one" "$T/s" # the pictures name standard input
+    # a folder that cannot take the files: exit 1, naming it; no outputs
+    run seqgpu scc -q --max-memory 1M --tmp-dir "$T/missing" -p "$T/x" "$T/sim.reads.fq"
+    assert_failure 1
+    assert_output --partial "'$T/missing'"
+    assert_output --partial "--tmp-dir"
+    [ ! -e "$T/x.repeats.tsv" ]
+    run seqgpu scc --max-memory 0 x.fq
+    assert_failure 1
+    assert_output --partial "invalid --max-memory"
+}
+
+@test "scc --counts: parts of different runs, a part missing or given twice are refused" {
+    sim 7
+    parts 3 "$T/a" -- "$T/sim.reads.fq"
+    parts 2 "$T/b" -- "$T/sim.reads.fq"
+    parts 3 "$T/k" -k 21 -- "$T/sim.reads.fq"
+    parts 3 "$T/c" -c 6 -- "$T/sim.reads.fq"
+    run seqgpu scc --counts -p "$T/o" "$T/a.1.counts" "$T/a.2.counts"
+    assert_failure 1
+    assert_output --partial "part 3/3 is missing"
+    run seqgpu scc --counts -p "$T/o" "$T/a.1.counts" "$T/a.2.counts" "$T/a.2.counts"
+    assert_failure 1
+    assert_output --partial "part 2/3 is given twice ('$T/a.2.counts' and '$T/a.2.counts')"
+    run seqgpu scc --counts -p "$T/o" "$T/a.1.counts" "$T/b.2.counts" "$T/a.3.counts"
+    assert_failure 1
+    assert_output --partial "cut into the same number"
+    run seqgpu scc --counts -p "$T/o" "$T/a.1.counts" "$T/k.2.counts" "$T/a.3.counts"
+    assert_failure 1
+    assert_output --partial "the parts of one run have one k"
+    # the same k and N, but the k-mers of other reads
+    cp "$T/sim.reads.fq" "$T/other.fq"
+    seqgpu scc -q --part 2/3 --counts-out "$T/x.2.counts" "$T/other.fq"
+    run seqgpu scc --counts -p "$T/o" "$T/a.1.counts" "$T/x.2.counts" "$T/a.3.counts"
+    assert_failure 1
+    assert_output --partial "'$T/x.2.counts' of other.fq: the parts of one run read the same inputs"
+    run seqgpu scc --counts -k 21 -p "$T/o" "$T"/a.*.counts
+    assert_failure 1
+    assert_output --partial "leave -k out"
+    # parts that kept only the k-mers seen 6 times or more cannot give a threshold below that
+    run seqgpu scc --counts -c 3 -p "$T/o" "$T"/c.*.counts
+    assert_failure 1
+    assert_output --partial "hold the k-mers seen 6 times or more"
+    run seqgpu scc -q --counts -c 6 -p "$T/o" "$T"/c.*.counts
+    assert_success
+    seqgpu scc -q -c 6 -p "$T/one" "$T/sim.reads.fq"
+    same_outputs "$T/one" "$T/o"
+    [ ! -e "$T/o.gfa" ] || rm "$T"/o.*
+    # not a counts file at all
+    run seqgpu scc --counts -p "$T/o" "$T/sim.reads.fq"
+    assert_failure 1
+    assert_output --partial "is not a seqgpu k-mer counts file"
+    [ ! -e "$T/o.repeats.tsv" ]
+}
+
+@test "scc --counts: a truncated or damaged counts file is an error naming it, never a crash" {
+    sim 8
+    parts 2 "$T/a" -- "$T/sim.reads.fq"
+    size=$(stat -c %s "$T/a.1.counts")
+    [ "$size" -gt 2000 ] || fail "a counts file of $size bytes is too small to test with"
+    for cut in 0 7 8 40 63 64 70 100 500 $((size / 2)) $((size - 1)); do
+        head -c $cut "$T/a.1.counts" > "$T/bad.counts"
+        run seqgpu scc --counts -p "$T/o" "$T/bad.counts" "$T/a.2.counts"
+        [ "$status" -eq 1 ] || fail "cut at $cut: exit $status: $output"
+        assert_output --partial "'$T/bad.counts'"
+    done
+    for at in 0 9 13 17 21 30 40 50 60 64 70 80 90 200 $((size / 2)) $((size - 2)); do
+        python3 - "$T/a.1.counts" "$T/bad.counts" $at <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[int(sys.argv[3])] ^= 0x55
+open(sys.argv[2], 'wb').write(b)
+PY
+        run seqgpu scc --counts -p "$T/o" "$T/bad.counts" "$T/a.2.counts"
+        [ "$status" -eq 1 ] || fail "byte $at changed: exit $status: $output"
+        assert_output --partial "'$T/bad.counts'"
+    done
+    # the version is checked with its own message
+    python3 - "$T/a.1.counts" "$T/bad.counts" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[8] = 9
+open(sys.argv[2], 'wb').write(b)
+PY
+    run seqgpu scc --counts -p "$T/o" "$T/bad.counts" "$T/a.2.counts"
+    assert_failure 1
+    assert_output --partial "of version 9"
+    [ ! -e "$T/o.repeats.tsv" ] && [ ! -e "$T/o.gfa" ]
+}
+
+@test "scc --counts-out: the documented header, nothing else written, and what it refuses" {
+    sim 9
+    run seqgpu scc --part 2/5 -k 33 --counts-out "$T/p.counts" --stats "$T/p.json" -p "$T/o" "$T/sim.reads.fq"
+    assert_success
+    assert_output --partial "part 2/5"
+    [ ! -e "$T/o.repeats.tsv" ] || fail "--counts-out wrote the report too"
+    # magic, version 1, k, part, N, the lowest count kept (docs/counts-format.md)
+    run python3 -c "
+import struct, sys
+b = open('$T/p.counts', 'rb').read()
+assert b[:8] == b'SGKC\r\n\x1a\n', b[:8]
+print(struct.unpack('<IIIII', b[8:28]))"
+    assert_success
+    assert_output "(1, 33, 2, 5, 2)"
+    run python3 -c "import json; s = json.load(open('$T/p.json')); print(s['part'], s['parts'], s['k'])"
+    assert_output "2 5 33"
+    run seqgpu scc --part 2/5 "$T/sim.reads.fq"
+    assert_failure 1
+    assert_output --partial "for --counts-out FILE"
+    for bad in 0/3 4/3 x 1/0; do
+        run seqgpu scc --part $bad --counts-out "$T/x.counts" "$T/sim.reads.fq"
+        assert_failure 1
+        assert_output --partial "invalid --part"
+    done
+    run seqgpu scc --counts-out "$T/x.counts" --counts "$T/p.counts"
+    assert_failure 1
+    run seqgpu scc --counts-out "$T/x.counts" --edges "$T/p.counts"
+    assert_failure 1
+    printf 'S\t1\tACGT\n' > "$T/g.gfa"
+    run seqgpu scc --counts-out "$T/x.counts" "$T/g.gfa"
+    assert_failure 1
+    assert_output --partial "GFA graph"
+    [ ! -e "$T/x.counts" ]
+    # --counts-out without --part is the whole run, part 1/1
+    run seqgpu scc -q --counts-out "$T/all.counts" "$T/sim.reads.fq"
+    assert_success
+    run seqgpu scc -q --counts -p "$T/m" "$T/all.counts"
+    assert_success
+    seqgpu scc -q -p "$T/one" "$T/sim.reads.fq"
+    same_outputs "$T/one" "$T/m"
+}
