@@ -18,13 +18,18 @@
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int selected[MAX_SELECTED], n_selected = -1;
 static int user_visible; /* CUDA_VISIBLE_DEVICES was set before: indices are into it */
+static int user_saved;   /* the user's CUDA_VISIBLE_DEVICES is kept below: ours replaced it */
+static char *user_cvd;   /* the user's value, NULL when unset */
 
 /* Devices CUDA_VISIBLE_DEVICES leaves of n: the leading entries that name a
  * device (an index below n, or a GPU-/MIG- id); the runtime ignores the
  * rest from the first that does not. */
 static int visible_of(int n)
 {
-    const char *v = getenv("CUDA_VISIBLE_DEVICES");
+    /* the user's list, not the one sg_cuda_select put in its place */
+    pthread_mutex_lock(&mu);
+    const char *v = user_saved ? user_cvd : getenv("CUDA_VISIBLE_DEVICES");
+    pthread_mutex_unlock(&mu);
     if (!v) return n;
     int count = 0;
     for (const char *t = v; *t;) {
@@ -56,6 +61,7 @@ int sg_cuda_select(const int *ids, int n, char *err, size_t errsz)
         /* the new CUDA_VISIBLE_DEVICES: the listed entries of the old one, or the indices themselves */
         const char *old = getenv("CUDA_VISIBLE_DEVICES");
         user_visible = old != NULL;
+        if (!user_saved) user_cvd = old ? sg_strdup(old) : NULL, user_saved = 1;
         char *copy = old ? sg_strdup(old) : NULL, *tok[MAX_SELECTED], *save = NULL;
         int n_tok = 0;
         for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && n_tok < MAX_SELECTED; t = strtok_r(NULL, ",", &save))
