@@ -29,7 +29,7 @@ run_module() {
     run_module find
     run $RENDER outputs "$MODULES/find" "$T/find"
     assert_success
-    assert_output "$(printf 'bed\tlambda.bed.gz\ntbi\tlambda.bed.gz.tbi\nstats\tlambda.stats.json\nversions\tversions.yml')"
+    assert_output "$(printf 'bed\tlambda.bed.gz\ntbi\tlambda.bed.gz.tbi\nstats\tlambda.stats.json\nmultiqc\tlambda.stats_mqc.json\nversions\tversions.yml')"
     run $RENDER snapshot "$MODULES/find" "$T/find" "lambda - fasta.gz - bed.gz"
     assert_success
     assert_line "lines of lambda.bed.gz"
@@ -44,6 +44,10 @@ run_module() {
     run $RENDER outputs "$MODULES/scc" "$T/scc"
     assert_success
     assert_line "$(printf 'repeats\ttandem.repeats.tsv')"
+    assert_line "$(printf 'svg\ttandem.spectrum.svg')"
+    assert_line "$(printf 'svg\ttandem.repeats.svg')"
+    assert_line "$(printf 'multiqc\ttandem.spectrum_mqc.json')"
+    assert_line "$(printf 'multiqc\ttandem.repeats_mqc.tsv')"
     assert_line "$(printf 'versions\tversions.yml')"
     run $RENDER snapshot "$MODULES/scc" "$T/scc" "tandem reads - fastq.gz"
     assert_success
@@ -77,6 +81,34 @@ run_module() {
     run $RENDER outputs "$MODULES/scc" "$T/scc"
     assert_failure 1
     assert_output --partial "missing output stats: tandem.stats.json"
+    # a snapshot of process.out that lacks a declared output (nf-test would
+    # see it as a changed result), or holds a file of another output
+    run_module scc --stub
+    mkdir -p "$T/snap/scc/tests"
+    cp "$MODULES/scc/main.nf" "$T/snap/scc/"
+    cp "$MODULES/scc/tests/main.nf.test" "$T/snap/scc/tests/"
+    ln -sf "$ROOT/examples" "$T/examples"
+    sed -i 's|${moduleDir}/../../../../|'"$ROOT/examples/"'|' "$T/snap/scc/tests/main.nf.test"
+    python3 - "$MODULES/scc/tests/main.nf.test.snap" "$T/snap/scc/tests/main.nf.test.snap" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+out = d["tandem reads - fastq.gz - stub"]["content"][0]
+del out["8"], out["versions"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    run $RENDER snapshot "$T/snap/scc" "$T/scc--stub" "tandem reads - fastq.gz - stub"
+    assert_failure 1
+    assert_output --partial "are not the declared outputs"
+    python3 - "$MODULES/scc/tests/main.nf.test.snap" "$T/snap/scc/tests/main.nf.test.snap" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+out = d["tandem reads - fastq.gz - stub"]["content"][0]
+out["4"] = out["counts"] = out["svg"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    run $RENDER snapshot "$T/snap/scc" "$T/scc--stub" "tandem reads - fastq.gz - stub"
+    assert_failure 1
+    assert_output --partial "not of its pattern"
     # a module statement outside what the renderer knows is an error, not a guess
     mkdir -p "$T/e/n/m" "$T/odd-run"
     cp -r "$MODULES/scc" "$T/e/n/m/odd"
@@ -113,7 +145,7 @@ run_module() {
         grep -q "process \"$P\"" "$MODULES/$m/tests/main.nf.test"
         grep -q 'snapshot(' "$MODULES/$m/tests/main.nf.test"
         # meta.yml documents every input and every emitted channel
-        for emit in $(sed -n 's/.*emit: \([a-z]*\)$/\1/p' "$f"); do
+        for emit in $(sed -n 's/.*emit: \([a-z_]*\).*/\1/p' "$f"); do
             grep -q "^  - $emit:$" "$MODULES/$m/meta.yml" || fail "$m: output $emit missing from meta.yml"
         done
         for in in $(sed -n '/^    input:/,/^    output:/p' "$f" | grep -oE 'path\(?[a-z]+' | sed 's/path(\{0,1\}//'); do

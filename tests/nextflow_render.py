@@ -15,7 +15,9 @@ for a test without Nextflow (which CI cannot install).
       check every value of that test's snapshot (tests/main.nf.test.snap)
       against WORKDIR: "NAME:md5,HASH" is NAME's md5, a bare name is a file
       there, a list of lines is the text of an output (decompressed if it is
-      gzip), a map is the test's meta; print what was checked
+      gzip), a map is the test's meta, a whole process.out has every declared
+      output (by index and by emit name) with the files the run wrote; print
+      what was checked
 
 Only the Groovy the modules use is understood, and anything else is an error
 rather than a guess: statements `[def] NAME = task.ext.KEY ?: STRING`,
@@ -24,6 +26,7 @@ STRING) and `def NAME = meta.KEY ? STRING : STRING` (the first when the meta
 map has KEY), and strings with $name, ${name} and ${a.b} interpolation. The
 task has 2 cpus, no accelerator and no task.ext settings.
 """
+import fnmatch
 import glob
 import os
 import re
@@ -249,9 +252,40 @@ def check_snapshot(module_dir, workdir, test_name):
             texts[f] = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode(errors="replace")
     checked = []
 
+    def names_in(v):
+        if isinstance(v, str):
+            return [re.sub(r":md5,[0-9a-f]{32}$", "", v)]
+        if isinstance(v, list):
+            return [n for x in v for n in names_in(x)]
+        return []  # a meta map
+
+    def check_channels(out):
+        """process.out as nf-test writes it: every declared output in order
+        by index ("0", "1", ...) and by emit name, the same value under both,
+        [] for an optional output not written, each file of its pattern."""
+        _, sec, env, _ = setup(module_dir, workdir, True)
+        decl = declared_outputs(sec["output"])
+        want = [str(i) for i in range(len(decl))] + [e for e, _, _, _ in decl]
+        if sorted(out) != sorted(want):
+            raise RenderError("the snapshot's channels %s are not the declared outputs %s" % (sorted(out), sorted(want)))
+        for i, (emit, kind, body, optional) in enumerate(decl):
+            if out[str(i)] != out[emit]:
+                raise RenderError("channel %d and %s differ in the snapshot" % (i, emit))
+            pattern = interpolate(kind, body, env)
+            files = names_in(out[emit])
+            if not files and not optional:
+                raise RenderError("the snapshot's %s is empty, and it is not optional" % emit)
+            for f in files:
+                if not fnmatch.fnmatch(f, pattern):
+                    raise RenderError("the snapshot's %s holds %s, not of its pattern %s" % (emit, f, pattern))
+            written = sorted(os.path.basename(f) for f in glob.glob(os.path.join(workdir, pattern)))
+            if sorted(files) != written:
+                raise RenderError("the snapshot's %s holds %s, the run wrote %s" % (emit, sorted(files), written))
+
     def walk(v):
         if isinstance(v, dict) and all(isinstance(k, str) and k.isdigit() or k.isidentifier() for k in v) and \
                 not any(isinstance(x, str) for x in v.values()):
+            check_channels(v)
             for x in v.values():  # process.out: channels by index and by emit name
                 walk(x)
         elif isinstance(v, dict):

@@ -28,4 +28,11 @@ workflow {
         .mix(SEQGPU_SCC.out.versions)
         .unique()
         .collectFile(name: 'software_versions.yml', storeDir: "${params.outdir}/pipeline_info")
+
+    // the MultiQC custom content of every task (hits per motif, k-mer
+    // spectra, repeats), gathered for `multiqc results/multiqc`
+    SEQGPU_FIND.out.multiqc
+        .mix(SEQGPU_SCC.out.multiqc)
+        .flatMap { meta, files -> files instanceof List ? files : [ files ] }
+        .collectFile(storeDir: "${params.outdir}/multiqc")
 }

@@ -18,10 +18,11 @@ process SEQGPU_FIND {
     path index
 
     output:
-    tuple val(meta), path("${prefix}.bed.gz")    , emit: bed
-    tuple val(meta), path("${prefix}.bed.gz.tbi"), emit: tbi, optional: true
-    tuple val(meta), path("${prefix}.stats.json"), emit: stats
-    path "versions.yml"                          , emit: versions
+    tuple val(meta), path("${prefix}.bed.gz")        , emit: bed
+    tuple val(meta), path("${prefix}.bed.gz.tbi")    , emit: tbi, optional: true
+    tuple val(meta), path("${prefix}.stats.json")    , emit: stats
+    tuple val(meta), path("${prefix}.stats_mqc.json"), emit: multiqc
+    path "versions.yml"                              , emit: versions
 
     when:
     task.ext.when == null || task.ext.when
@@ -60,6 +61,7 @@ process SEQGPU_FIND {
     echo | gzip -n > ${prefix}.bed.gz
     touch ${prefix}.bed.gz.tbi
     echo '{}' > ${prefix}.stats.json
+    echo '{}' > ${prefix}.stats_mqc.json
 
     cat <<-END_VERSIONS > versions.yml
     "${task.process}":

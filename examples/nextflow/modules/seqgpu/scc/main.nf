@@ -21,6 +21,8 @@ process SEQGPU_SCC {
     tuple val(meta), path("${prefix}.units.fa")      , emit: units, optional: true
     tuple val(meta), path("${prefix}.components.tsv"), emit: components, optional: true
     tuple val(meta), path("${prefix}.counts")        , emit: counts, optional: true
+    tuple val(meta), path("${prefix}.*.svg")         , emit: svg, optional: true
+    tuple val(meta), path("${prefix}.*_mqc.*")       , emit: multiqc, optional: true
     tuple val(meta), path("${prefix}.stats.json")    , emit: stats
     path "versions.yml"                              , emit: versions
 
@@ -62,6 +64,10 @@ process SEQGPU_SCC {
     touch ${prefix}.gfa
     touch ${prefix}.units.fa
     touch ${prefix}.components.tsv
+    touch ${prefix}.spectrum.svg
+    touch ${prefix}.repeats.svg
+    echo '{}' > ${prefix}.spectrum_mqc.json
+    touch ${prefix}.repeats_mqc.tsv
     echo '{}' > ${prefix}.stats.json
 
     cat <<-END_VERSIONS > versions.yml
