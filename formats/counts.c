@@ -125,7 +125,8 @@ int sg_counts_write(FILE *fp, const char *name, const sg_counts_header_t *h, con
         r = SG_ERR_INPUT;
     }
     if (r == 0) {
-        unsigned char *nb = sg_malloc(names + 12);
+        size_t body = names + 8 * (size_t)h->n_inputs; /* the names, then their sizes */
+        unsigned char *nb = sg_malloc(body + 12);
         put32(nb, (uint32_t)names);
         put32(nb + 4, (uint32_t)h->n_inputs);
         size_t at_n = 8;
@@ -134,7 +135,8 @@ int sg_counts_write(FILE *fp, const char *name, const sg_counts_header_t *h, con
             memcpy(nb + at_n, h->inputs[i], l);
             at_n += l;
         }
-        put32(nb + at_n, (uint32_t)crc32(0, nb + 8, (uInt)names));
+        for (int i = 0; i < h->n_inputs; i++, at_n += 8) put64(nb + at_n, h->sizes ? h->sizes[i] : SG_COUNTS_SIZE_UNKNOWN);
+        put32(nb + at_n, (uint32_t)crc32(0, nb + 8, (uInt)body));
         r = write_all(fp, name, nb, at_n + 4);
         free(nb);
     }
@@ -192,6 +194,7 @@ void sg_counts_close(sg_counts_reader_t *r)
     free(r->h.hist);
     for (int i = 0; i < r->h.n_inputs; i++) free(r->h.inputs[i]);
     free(r->h.inputs);
+    free(r->h.sizes);
     free(r->tally);
     free(r->raw);
     free(r->stored);
@@ -230,9 +233,11 @@ static int read_inputs(sg_counts_reader_t *r)
     if (read_exact(r, nh, 8) < 0) return SG_ERR_INPUT;
     uint32_t len = get32(nh), n = get32(nh + 4);
     if (len > NAMES_MAX || n > INPUTS_MAX || n > len) return bad(r, "its list of inputs is out of range");
-    unsigned char *b = sg_malloc((size_t)len + 4);
-    int ret = read_exact(r, b, (size_t)len + 4);
-    if (ret == 0 && get32(b + len) != (uint32_t)crc32(0, b, len)) ret = bad(r, "its list of inputs is corrupt (checksum)");
+    size_t body = (size_t)len + 8 * (size_t)n; /* the names, then their sizes */
+    unsigned char *b = sg_malloc(body + 4);
+    int ret = read_exact(r, b, body + 4);
+    if (ret == 0 && get32(b + body) != (uint32_t)crc32(0, b, (uInt)body))
+        ret = bad(r, "its list of inputs is corrupt (checksum)");
     uint32_t ends = 0;
     for (uint32_t i = 0; i < len && ret == 0; i++) ends += b[i] == 0;
     /* n names, none empty: n 0 bytes, the last one last, none first or doubled */
@@ -245,6 +250,8 @@ static int read_inputs(sg_counts_reader_t *r)
             r->h.inputs[i] = sg_strdup((const char *)b + at);
             at += (uint32_t)strlen(r->h.inputs[i]) + 1;
         }
+        r->h.sizes = sg_malloc(((size_t)n + 1) * sizeof *r->h.sizes);
+        for (uint32_t i = 0; i < n; i++) r->h.sizes[i] = get64(b + len + 8 * (size_t)i);
         r->h.n_inputs = (int)n;
     }
     free(b);

@@ -15,7 +15,9 @@
 
 #include "../src/scc_backend.h"
 
-#define SG_COUNTS_VERSION 1
+#define SG_COUNTS_VERSION 2
+/* the size of an input that has none to tell (a pipe, standard input) */
+#define SG_COUNTS_SIZE_UNKNOWN UINT64_MAX
 /* pairs per block: what sg_counts_next() returns at most */
 #define SG_COUNTS_BLOCK 65536
 
@@ -29,6 +31,7 @@ typedef struct {
     int bins;               /* hist[c]: k-mers seen c times; hist[bins - 1]: that often or more */
     uint64_t *hist;
     char **inputs;          /* the reads the part's run counted, as it named them */
+    uint64_t *sizes;        /* their sizes in bytes, SG_COUNTS_SIZE_UNKNOWN for a pipe (NULL: all unknown) */
     int n_inputs;
 } sg_counts_header_t;
 

@@ -58,6 +58,15 @@ static int write_part(sg_kmer_table_t *t, const sg_graph_opts_t *o, uint32_t par
     *h = (sg_counts_header_t){.k = o->k, .part = part + 1, .n_parts = n, .min_count = min, .bins = SG_HIST_BINS,
                               .inputs = (char **)o->inputs, .n_inputs = o->n_inputs};
     h->hist = sg_malloc(SG_HIST_BINS * sizeof *h->hist);
+    /* the inputs' sizes, so that parts of other reads under the same names are refused */
+    uint64_t *sizes = sg_malloc(((size_t)o->n_inputs + 1) * sizeof *sizes);
+    for (int i = 0; i < o->n_inputs; i++) {
+        struct stat st;
+        sizes[i] = strcmp(o->inputs[i], "-") && stat(o->inputs[i], &st) == 0 && S_ISREG(st.st_mode)
+                       ? (uint64_t)st.st_size
+                       : SG_COUNTS_SIZE_UNKNOWN;
+    }
+    h->sizes = sizes;
     h->distinct = t->distinct(t);
     h->kmers = t->total(t);
     sg_kmer_counts_t kc = {0};
@@ -66,6 +75,8 @@ static int write_part(sg_kmer_table_t *t, const sg_graph_opts_t *o, uint32_t par
     h->pairs = kc.n;
     if (r == 0) r = sg_counts_write(out, name, h, &kc, compress);
     sg_kmer_counts_free(&kc);
+    free(sizes);
+    h->sizes = NULL;
     return r;
 }
 
@@ -134,20 +145,26 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* The inputs of h and h0 have the same names (folders apart). */
-static int same_inputs(const sg_counts_header_t *h, const sg_counts_header_t *h0)
+/* The inputs of h and h0 have the same names (folders apart) and, where
+ * both runs could tell (files, not pipes), the same sizes: -1 when they do;
+ * else the first input that differs in its size (names alike), or n_inputs
+ * when the names or their number differ. */
+static int differing_input(const sg_counts_header_t *h, const sg_counts_header_t *h0)
 {
-    if (h->n_inputs != h0->n_inputs) return 0;
+    if (h->n_inputs != h0->n_inputs) return h->n_inputs;
     for (int i = 0; i < h->n_inputs; i++)
-        if (strcmp(base_name(h->inputs[i]), base_name(h0->inputs[i]))) return 0;
-    return 1;
+        if (strcmp(base_name(h->inputs[i]), base_name(h0->inputs[i]))) return h->n_inputs;
+    for (int i = 0; i < h->n_inputs; i++)
+        if (h->sizes[i] != h0->sizes[i] && h->sizes[i] != SG_COUNTS_SIZE_UNKNOWN && h0->sizes[i] != SG_COUNTS_SIZE_UNKNOWN)
+            return i;
+    return -1;
 }
 
 int sg_counts_open_set(char *const *paths, int n, int k_given, int k, sg_counts_set_t *s)
 {
     uint32_t *part = sg_malloc(((size_t)n + 1) * 2 * sizeof *part), n_parts = 0; /* (part, index) */
     int r = 0;
-    for (int i = 0; i < n && r == 0; i++) {
+    for (int i = 0, d; i < n && r == 0; i++) {
         BGZF *fp = bgzf_open(paths[i], "r");
         sg_counts_reader_t *f;
         if (!fp) {
@@ -167,7 +184,13 @@ int sg_counts_open_set(char *const *paths, int n, int k_given, int k, sg_counts_
                 sg_error("'%s' is part %u/%u and '%s' part %u/%u: the parts of one run are cut into the same number",
                          paths[0], h0->part, h0->n_parts, paths[i], h->part, h->n_parts);
                 r = SG_ERR_INPUT;
-            } else if (!same_inputs(h, h0)) {
+            } else if ((d = differing_input(h, h0)) >= 0 && d < h->n_inputs) {
+                sg_error("'%s' and '%s' count different reads: '%s' had %llu bytes for the one and %llu for the other; "
+                         "the parts of one run read the same inputs",
+                         paths[0], paths[i], base_name(h->inputs[d]), (unsigned long long)h0->sizes[d],
+                         (unsigned long long)h->sizes[d]);
+                r = SG_ERR_INPUT;
+            } else if (d >= 0) {
                 sg_error("'%s' counts the k-mers of %s%s and '%s' of %s%s: the parts of one run read the same inputs",
                          paths[0], h0->n_inputs ? base_name(h0->inputs[0]) : "nothing", h0->n_inputs > 1 ? " ..." : "",
                          paths[i], h->n_inputs ? base_name(h->inputs[0]) : "nothing", h->n_inputs > 1 ? " ..." : "");

@@ -116,6 +116,20 @@ PY
     run seqgpu scc --counts -p "$T/o" "$T/a.1.counts" "$T/x.2.counts" "$T/a.3.counts"
     assert_failure 1
     assert_output --partial "'$T/x.2.counts' of other.fq: the parts of one run read the same inputs"
+    # other reads under the same name, in another folder: the sizes tell them apart
+    mkdir -p "$T/elsewhere"
+    head -n 400 "$T/sim.reads.fq" > "$T/elsewhere/sim.reads.fq"
+    (cd "$T/elsewhere" && seqgpu scc -q --part 2/3 --counts-out "$T/y.2.counts" sim.reads.fq)
+    run seqgpu scc --counts -p "$T/o" "$T/a.1.counts" "$T/y.2.counts" "$T/a.3.counts"
+    assert_failure 1
+    assert_output --partial "'$T/a.1.counts' and '$T/y.2.counts' count different reads: 'sim.reads.fq' had"
+    [ ! -e "$T/o.repeats.tsv" ]
+    # the same reads copied elsewhere are the same reads
+    cp "$T/sim.reads.fq" "$T/elsewhere/sim.reads.fq"
+    (cd "$T/elsewhere" && seqgpu scc -q --part 2/3 --counts-out "$T/z.2.counts" sim.reads.fq)
+    run seqgpu scc -q --counts -p "$T/o" "$T/a.1.counts" "$T/z.2.counts" "$T/a.3.counts"
+    assert_success
+    rm "$T"/o.*
     run seqgpu scc --counts -k 21 -p "$T/o" "$T"/a.*.counts
     assert_failure 1
     assert_output --partial "leave -k out"
@@ -176,14 +190,14 @@ PY
     assert_success
     assert_output --partial "part 2/5"
     [ ! -e "$T/o.repeats.tsv" ] || fail "--counts-out wrote the report too"
-    # magic, version 1, k, part, N, the lowest count kept (docs/counts-format.md)
+    # magic, version 2, k, part, N, the lowest count kept (docs/counts-format.md)
     run python3 -c "
 import struct, sys
 b = open('$T/p.counts', 'rb').read()
 assert b[:8] == b'SGKC\r\n\x1a\n', b[:8]
 print(struct.unpack('<IIIII', b[8:28]))"
     assert_success
-    assert_output "(1, 33, 2, 5, 2)"
+    assert_output "(2, 33, 2, 5, 2)"
     run python3 -c "import json; s = json.load(open('$T/p.json')); print(s['part'], s['parts'], s['k'])"
     assert_output "2 5 33"
     run seqgpu scc --part 2/5 "$T/sim.reads.fq"

@@ -19,6 +19,7 @@
 
 /* the reads every test file names */
 static char *test_inputs[] = {"reads_1.fq.gz", "/data/x y/reads_2.fq"};
+static uint64_t test_sizes[] = {123456789012ull, SG_COUNTS_SIZE_UNKNOWN};
 
 /* Random sorted pairs of part `part` (from 1) of n_parts, each count >= min. */
 static void random_pairs(int k, uint32_t part, uint32_t n_parts, uint32_t min, uint64_t n, sg_kmer_counts_t *kc,
@@ -29,7 +30,7 @@ static void random_pairs(int k, uint32_t part, uint32_t n_parts, uint32_t min, u
     kc->kmer = calloc(2 * n + 2, sizeof *kc->kmer);
     kc->count = calloc(n + 1, sizeof *kc->count);
     *h = (sg_counts_header_t){.k = k, .part = part, .n_parts = n_parts, .min_count = min, .bins = SG_HIST_BINS,
-                              .inputs = test_inputs, .n_inputs = 2};
+                              .inputs = test_inputs, .sizes = test_sizes, .n_inputs = 2};
     h->hist = calloc(SG_HIST_BINS, sizeof *h->hist);
     unsigned __int128 x = 0, top = (unsigned __int128)1 << (2 * k);
     for (kc->n = 0; kc->n < n;) {
@@ -79,8 +80,10 @@ static int read_file(const char *buf, size_t len, sg_counts_header_t *h, sg_kmer
     *h = *rh;
     h->hist = NULL;
     h->inputs = NULL;
-    /* the inputs' names come back as written */
-    if (rh->n_inputs != 2 || strcmp(rh->inputs[0], test_inputs[0]) || strcmp(rh->inputs[1], test_inputs[1])) {
+    h->sizes = NULL;
+    /* the inputs' names and sizes come back as written */
+    if (rh->n_inputs != 2 || strcmp(rh->inputs[0], test_inputs[0]) || strcmp(rh->inputs[1], test_inputs[1]) ||
+        rh->sizes[0] != test_sizes[0] || rh->sizes[1] != test_sizes[1]) {
         sg_counts_close(r);
         return -102;
     }
