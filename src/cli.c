@@ -66,6 +66,7 @@ int sg_parse_size(const char *s, size_t *out)
     case 'k': case 'K': shift = 10; end++; break;
     case 'm': case 'M': shift = 20; end++; break;
     case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
     }
     if (*end == 'b' || *end == 'B') end++;
     if (*end || v == 0 || v > (~0ull >> (shift + 1))) return -1;

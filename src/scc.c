@@ -56,9 +56,10 @@ static void usage(FILE *fp)
 "      --write-overlaps F overlap: also write the overlaps kept as PAF\n"
 "      --edges FILE     take a directed graph as two integer columns instead\n"
 "      --write-graph F  also write the whole compacted graph as GFA\n"
-"      --max-memory SIZE  when the k-mer table would outgrow SIZE (e.g. 2500M), count\n"
-"                       the k-mers in parts over more passes of the reads, through\n"
-"                       files in --tmp-dir       [3/4 of the available memory]\n"
+"      --max-memory SIZE  when the k-mer table would outgrow SIZE (1M or more,\n"
+"                       e.g. 2500M), count the k-mers in parts over more passes\n"
+"                       of the reads, through files in --tmp-dir\n"
+"                                                [3/4 of the available memory]\n"
 "      --tmp-dir DIR    folder for those files             [the folder of PREFIX]\n"
 "      --part I/N       count only part I of N of the k-mers (by hash) ...\n"
 "      --counts-out F   ... and write them to F, a k-mer counts file: nothing else\n"
@@ -453,6 +454,8 @@ int main_scc(int argc, char **argv)
     scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2,
                     .min_overlap = 2000, .min_identity = 0.8};
     const char *overlap_only = NULL; /* an option of -g overlap that was given */
+    const char *dbg_only = NULL;     /* an option of -g dbg's k-mers that was given */
+    int prefix_given = 0, max_memory_given = 0;
     long v;
     int c;
     double t_start = sg_realtime();
@@ -490,21 +493,24 @@ int main_scc(int argc, char **argv)
                 return usage_error("invalid k-mer size '%s' (odd, 11 to 63)", optarg);
             o.k = (int)v;
             o.k_given = 1;
+            dbg_only = "-k";
             break;
         case OPT_MIN_COPIES: {
             char *end;
             o.min_copies = strtod(optarg, &end);
             if (end == optarg || *end || !(o.min_copies > 0) || o.min_copies > 1e6)
                 return usage_error("invalid --min-copies '%s' (a number above 0)", optarg);
+            dbg_only = "--min-copies";
             break;
         }
         case 'c':
             if (sg_parse_int(optarg, 1, UINT32_MAX, &v) < 0) return usage_error("invalid --min-count '%s'", optarg);
             o.min_count = v;
+            dbg_only = "-c";
             break;
         case OPT_EDGES: o.edges = optarg; break;
         case OPT_WRITE_GRAPH: o.write_graph = optarg; break;
-        case 'p': o.prefix = optarg; break;
+        case 'p': o.prefix = optarg, prefix_given = 1; break;
         case 't':
             if (sg_parse_int(optarg, 1, 4096, &v) < 0) return usage_error("invalid thread count '%s'", optarg);
             o.threads = (int)v;
@@ -534,8 +540,10 @@ int main_scc(int argc, char **argv)
             break;
         case OPT_STATS: o.stats = optarg; break;
         case OPT_MAX_MEMORY:
-            if (sg_parse_size(optarg, &o.max_memory) < 0)
-                return usage_error("invalid --max-memory '%s' (bytes, e.g. 2500M or 8G)", optarg);
+            /* below a megabyte the reads in flight alone would not fit */
+            if (sg_parse_size(optarg, &o.max_memory) < 0 || o.max_memory < (1 << 20))
+                return usage_error("invalid --max-memory '%s' (bytes, 1M or more, e.g. 2500M or 8G)", optarg);
+            max_memory_given = 1;
             break;
         case OPT_TMP_DIR: o.tmp_dir = optarg; break;
         case OPT_PART:
@@ -562,6 +570,9 @@ int main_scc(int argc, char **argv)
         return usage_error("%s is an option of -g overlap", overlap_only);
     }
     if (o.edges && !strcmp(o.graph, "overlap")) return usage_error("%s", "-g overlap builds the graph of reads: --edges takes a graph");
+    if (!strcmp(o.graph, "overlap") && dbg_only)
+        return usage_error("%s is an option of -g dbg (k-mer counts); -g overlap takes --min-overlap and "
+                           "--min-identity", dbg_only);
     if (!strcmp(o.graph, "overlap") && (o.part || o.counts_out || o.counts || o.max_memory || o.tmp_dir))
         return usage_error("%s is an option of -g dbg (k-mer counts)", o.part ? "--part" : o.counts_out ? "--counts-out"
                                                                        : o.counts ? "--counts" : o.max_memory ? "--max-memory"
@@ -584,6 +595,23 @@ int main_scc(int argc, char **argv)
                                  "--write-graph");
     if (o.counts && !strcmp(o.inputs[0], "-"))
         return usage_error("%s", "--counts takes the counts files of a run's parts as its inputs");
+    if (o.counts_out && prefix_given)
+        return usage_error("%s", "--counts-out writes the part's k-mer counts and nothing else: no -p (the run of "
+                                 "--counts writes the report)");
+    if (o.counts_out && !strcmp(o.backend, "cuda"))
+        return usage_error("%s", "--counts-out counts a part's k-mers on the cpu: leave out -b cuda");
+    if (o.tmp_dir) {
+        struct stat st;
+        if (stat(o.tmp_dir, &st) < 0 || !S_ISDIR(st.st_mode) || access(o.tmp_dir, W_OK | X_OK) < 0)
+            return usage_error("--tmp-dir '%s' is not a folder this run can write to", o.tmp_dir);
+    }
+    if (max_memory_given && !o.counts)
+        for (int i = 0; i < o.n_inputs; i++)
+            if (!sg_input_rereadable(o.inputs[i])) {
+                sg_warn("--max-memory: '%s' can be read only once (standard input or a pipe), so the k-mer table "
+                        "cannot be counted in passes and is not bounded; give a file", o.inputs[i]);
+                break;
+            }
     if (!o.max_memory) o.max_memory = sg_available_memory() / 4 * 3;
     const char *base = strrchr(o.prefix, '/');
     base = base ? base + 1 : o.prefix;

@@ -54,6 +54,12 @@ sim() {
     assert_failure 1
     assert_output --partial "is a GFA graph"
     [ ! -e "$T/o.repeats.tsv" ]
+    # the de Bruijn graph's k-mer options are refused, not ignored
+    for opt in "-k 21" "-c 3" "--min-copies 2"; do
+        run seqgpu scc -g overlap $opt x.fq
+        assert_failure 1
+        assert_output --partial "${opt% *} is an option of -g dbg"
+    done
 }
 
 @test "overlap: every array longer than 1.5 reads is found once, its period within 3%; none from unique sequence" {

@@ -90,6 +90,22 @@ PY
     run seqgpu scc --max-memory 0 x.fq
     assert_failure 1
     assert_output --partial "invalid --max-memory"
+    # below a megabyte nothing fits: refused, not taken as no limit or failed later
+    for m in 1 1k 100k 1023k; do
+        run seqgpu scc --max-memory $m -p "$T/x" "$T/sim.reads.fq"
+        assert_failure 1
+        assert_output --partial "invalid --max-memory '$m' (bytes, 1M or more"
+    done
+    run seqgpu scc -q --max-memory 1T -p "$T/x" "$T/sim.reads.fq"
+    assert_success
+    # a folder that cannot take the spill is refused before the reads are read
+    run seqgpu scc --tmp-dir "$T/sim.reads.fq" -p "$T/x" "$T/sim.reads.fq"
+    assert_failure 1
+    assert_output --partial "--tmp-dir '$T/sim.reads.fq' is not a folder"
+    # a pipe is read once: no passes, and the run says so
+    run bash -c "cat '$T/sim.reads.fq' | '$SEQGPU' scc --max-memory 1M -p '$T/x' -"
+    assert_success
+    assert_output --partial "can be read only once"
 }
 
 @test "scc --counts: parts of different runs, a part missing or given twice are refused" {
@@ -186,10 +202,22 @@ PY
 
 @test "scc --counts-out: the documented header, nothing else written, and what it refuses" {
     sim 9
-    run seqgpu scc --part 2/5 -k 33 --counts-out "$T/p.counts" --stats "$T/p.json" -p "$T/o" "$T/sim.reads.fq"
+    # a prefix would name a report that a part does not write
+    run seqgpu scc --part 2/5 -k 33 --counts-out "$T/p.counts" -p "$T/o" "$T/sim.reads.fq"
+    assert_failure 1
+    assert_output --partial "no -p"
+    [ ! -e "$T/p.counts" ]
+    # a part counts on the cpu: -b cuda is refused, not ignored
+    run seqgpu scc -b cuda --part 2/5 --counts-out "$T/p.counts" "$T/sim.reads.fq"
+    assert_failure 1
+    assert_output --partial "leave out -b cuda"
+    cd "$T"
+    run seqgpu scc --part 2/5 -k 33 --counts-out "$T/p.counts" --stats "$T/p.json" "$T/sim.reads.fq"
+    cd - > /dev/null
     assert_success
     assert_output --partial "part 2/5"
-    [ ! -e "$T/o.repeats.tsv" ] || fail "--counts-out wrote the report too"
+    [ ! -e "$T/seqgpu_scc.repeats.tsv" ] || fail "--counts-out wrote the report too"
+    [ -z "$(ls "$T" | grep -v -e '^p\.' -e '^sim')" ] || fail "--counts-out wrote $(ls "$T")"
     # magic, version 2, k, part, N, the lowest count kept (docs/counts-format.md)
     run python3 -c "
 import struct, sys
