@@ -28,7 +28,7 @@ void sg_fai_free(sg_fai_t *idx)
 
 /* A FASTA file that can be indexed: a regular file, plain or BGZF, that
  * starts with '>'. *bgzf: it is BGZF. */
-static int check_fasta(const char *path, const char *why, int *bgzf)
+static int check_fasta(const char *path, const char *why, int *bgzf, int *empty)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -50,6 +50,7 @@ static int check_fasta(const char *path, const char *why, int *bgzf)
     ssize_t n = comp == 1 ? 0 : bgzf_read(fp, buf, sizeof buf);
     bgzf_close(fp);
     *bgzf = comp == 2;
+    *empty = n == 0 && comp != 1;
     if (comp == 1) {
         sg_error("'%s' is gzip-compressed, not BGZF, and %s seeks only in plain or BGZF files: recompress it "
                  "(zcat '%s' | bgzip > NEW.fa.gz) and index that (samtools faidx NEW.fa.gz)", path, why, path);
@@ -193,10 +194,34 @@ static int build(const char *path, const char *fai, const char *gzi, int bgzf, u
                   "would save the scan", fai, strerror(e), path, path);
     }
     int r = 0;
+    errno = 0;
     if (fai_build3(path, fai_tmp, gzi_tmp) != 0) {
-        sg_error("cannot index '%s' (samtools faidx's rules: every line of a record as long as the first, but the "
-                 "last; see htslib's message above)", path);
-        r = SG_ERR_INPUT;
+        int e = errno;
+        if (beside && (e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS)) {
+            /* no room beside the FASTA: an index for this run only */
+            sg_tmp_remove(fai_tmp);
+            if (gzi_tmp) sg_tmp_remove(gzi_tmp);
+            const char *dir = getenv("TMPDIR");
+            char *base = with_suffix(dir && *dir ? dir : "/tmp", "/seqgpu");
+            fai_tmp = sg_tmp_beside(base);
+            gzi_tmp = bgzf && fai_tmp ? sg_tmp_beside(base) : NULL;
+            free(base);
+            beside = 0;
+            if (fai_tmp && (!bgzf || gzi_tmp)) {
+                sg_notice("cannot write '%s' (%s): indexing '%s' for this run only", fai, strerror(e), path);
+                errno = 0;
+                if (fai_build3(path, fai_tmp, gzi_tmp) == 0) e = 0;
+                else e = errno;
+            }
+        }
+        if (e) {
+            if (e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS)
+                sg_error("cannot index '%s': cannot write the index (%s)", path, strerror(e));
+            else
+                sg_error("cannot index '%s' (samtools faidx's rules: every line of a record as long as the first, but "
+                         "the last; see htslib's message above)", path);
+            r = SG_ERR_INPUT;
+        }
     }
     if (r == 0) r = parse(fai_tmp, path, size, idx);
     if (r == 0 && beside) {
@@ -265,9 +290,17 @@ int sg_fai_check(const char *path, const sg_fai_t *idx, int64_t rec, uint64_t po
     BGZF *fp = bgzf_open(path, "r");
     const sg_fai_rec_t *r = &idx->rec[rec];
     int ok = fp && (!idx->gzi || bgzf_index_load(fp, idx->gzi, NULL) == 0);
+    if (fp && !ok) {
+        sg_error("cannot read '%s', the BGZF index of '%s': make it again (samtools faidx '%s')", idx->gzi, path, path);
+        bgzf_close(fp);
+        return SG_ERR_INPUT;
+    }
     if (ok) ok = header_before(fp, r->off, r->name) && line_fits(fp, r, pos);
     if (fp) bgzf_close(fp);
-    if (!ok)
+    if (!ok && idx->gzi)
+        sg_error("'%s' does not match its index (record '%s', base %llu): make the index again (samtools faidx '%s'; "
+                 "both its .fai and its .gzi)", path, r->name, (unsigned long long)pos, path);
+    else if (!ok)
         sg_error("'%s' does not match its index (record '%s', base %llu): make the index again (samtools faidx '%s')",
                  path, r->name, (unsigned long long)pos, path);
     return ok ? 0 : SG_ERR_INPUT;
@@ -278,20 +311,28 @@ int sg_fai_check(const char *path, const sg_fai_t *idx, int64_t rec, uint64_t po
 static int tail_fits(const char *path, const char *fai, const sg_fai_t *idx)
 {
     BGZF *fp = bgzf_open(path, "r");
-    int ok = fp && (!idx->gzi || bgzf_index_load(fp, idx->gzi, NULL) == 0);
+    int ok = fp && (!idx->gzi || bgzf_index_load(fp, idx->gzi, NULL) == 0), seek_failed = 0;
+    if (fp && !ok) {
+        sg_error("cannot read '%s', the BGZF index of '%s': make it again (samtools faidx '%s')", idx->gzi, path, path);
+        bgzf_close(fp);
+        return SG_ERR_INPUT;
+    }
     uint64_t end = 0;
     if (idx->n) {
         const sg_fai_rec_t *r = &idx->rec[idx->n - 1];
         end = r->off + (uint64_t)record_bytes(r);
     }
-    if (ok && end) ok = bgzf_useek(fp, (off_t)end, SEEK_SET) == 0;
+    if (ok && end) ok = !(seek_failed = bgzf_useek(fp, (off_t)end, SEEK_SET) != 0);
     char buf[4096];
     ssize_t n = 0;
     while (ok && (n = bgzf_read(fp, buf, sizeof buf)) > 0)
         for (ssize_t i = 0; ok && i < n; i++) ok = isspace((unsigned char)buf[i]);
-    if (n < 0) ok = 0;
+    if (n < 0) ok = 0, seek_failed = 1;
     if (fp) bgzf_close(fp);
-    if (!ok)
+    if (!ok && idx->gzi && seek_failed)
+        sg_error("'%s' and '%s' do not fit '%s': seeking through them to the end of its last record fails (an index "
+                 "of another file?); make them again (samtools faidx '%s')", fai, idx->gzi, path, path);
+    else if (!ok)
         sg_error("'%s' does not fit '%s': the file goes on after the last record it indexes (records added since?); "
                  "make it again (samtools faidx '%s')", fai, path, path);
     return ok ? 0 : SG_ERR_INPUT;
@@ -301,8 +342,10 @@ int sg_fai_load(const char *path, const char *why, sg_fai_t *idx)
 {
     memset(idx, 0, sizeof *idx);
     int bgzf;
-    int r = check_fasta(path, why, &bgzf);
+    int empty;
+    int r = check_fasta(path, why, &bgzf, &empty);
     if (r < 0) return r;
+    if (empty) return 0; /* no records, no bases: nothing to index, every part empty */
     struct stat st, fst, gst;
     stat(path, &st);
     uint64_t size = bgzf ? 0 : (uint64_t)st.st_size;

@@ -149,6 +149,40 @@ motifs() {
             assert_output --partial "'$T/$f.fai' does not fit '$T/$f': the file goes on after the last record"
         done
     done
+    # the .gzi of another BGZF file (other block sizes): the .gzi is named, never a wrong result
+    python3 -c "
+import random, sys
+random.seed(int(sys.argv[1]))
+for i in range(50):
+    s = ''.join(random.choice('ACGT') for _ in range(int(sys.argv[2])))
+    print('>r%d' % i)
+    for j in range(0, len(s), int(sys.argv[3])): print(s[j:j + int(sys.argv[3])])" 13 40000 60 > "$T/m.fa"
+    python3 -c "
+import random
+random.seed(14)
+for i in range(50):
+    s = ''.join(random.choice('ACGT') for _ in range(50000))
+    print('>q%d' % i)
+    for j in range(0, len(s), 70): print(s[j:j + 70])" > "$T/n.fa"
+    bgzip -l 1 -c "$T/m.fa" > "$T/m.fa.gz" && samtools faidx "$T/m.fa.gz"
+    bgzip -c "$T/n.fa" > "$T/n.fa.gz" && samtools faidx "$T/n.fa.gz"
+    cp "$T/n.fa.gz.gzi" "$T/m.fa.gz.gzi"
+    for i in 1 2 3; do
+        run seqgpu find -q --part $i/3 -m GAATTC "$T/m.fa.gz"
+        assert_failure 1
+        assert_output --partial "'$T/m.fa.gz.gzi'"
+        assert_output --partial "samtools faidx"
+    done
+}
+
+@test "find --part: an empty FASTA has empty parts" {
+    : > "$T/z.fa"
+    for i in 1 2; do
+        run seqgpu find -q --part $i/2 -m GAATTC "$T/z.fa"
+        assert_success
+        assert_output ""
+    done
+    [ ! -e "$T/z.fa.fai" ] || [ ! -s "$T/z.fa.fai" ]
 }
 
 @test "find --part: standard input, gzip, FASTQ, -F count and --index are refused, saying what would work" {
