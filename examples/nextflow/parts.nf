@@ -37,10 +37,21 @@ def part_meta(meta, i, n) { meta + [ id: "${meta.id}.part${i}", sample: meta.id,
 // the parts of a sample, back in part order
 def in_order(parts) { parts.sort { a, b -> (a[0].part.tokenize('/')[0] as int) <=> (b[0].part.tokenize('/')[0] as int) } }
 
+// the parts of a sample are gathered by its id: two inputs of one name
+// (a/reads.fq.gz, b/reads.fq.gz) would mix their parts, so they stop the run
+def unique_ids(ch, what) {
+    ch.toList().flatMap { items ->
+        def ids = items.collect { it[0].id }
+        def twice = ids.findAll { id -> ids.count(id) > 1 }.unique()
+        if (twice) error "${what}: ${twice.join(', ')} named twice; the parts are gathered by name: rename the files"
+        items
+    }
+}
+
 workflow {
     def n = params.parts as int
-    genomes = Channel.fromPath(params.genomes, checkIfExists: true).map { f -> [ [ id: f.simpleName ], f ] }
-    reads   = Channel.fromPath(params.reads, checkIfExists: true).map { f -> [ [ id: f.simpleName ], f ] }
+    genomes = unique_ids(Channel.fromPath(params.genomes, checkIfExists: true).map { f -> [ [ id: f.simpleName ], f ] }, 'genomes')
+    reads   = unique_ids(Channel.fromPath(params.reads, checkIfExists: true).map { f -> [ [ id: f.simpleName ], f ] }, 'reads')
 
     // find: scatter over ranges of the bases, gather in order
     FAIDX(genomes)
