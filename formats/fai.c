@@ -170,6 +170,21 @@ static char *with_suffix(const char *path, const char *suffix)
     return s;
 }
 
+/* Temporary files in $TMPDIR for an index of this run only (*gzi_tmp too
+ * for BGZF): 0, or -1 with none left behind. */
+static int run_only_tmp(int bgzf, char **fai_tmp, char **gzi_tmp)
+{
+    const char *dir = getenv("TMPDIR");
+    char *base = with_suffix(dir && *dir ? dir : "/tmp", "/seqgpu");
+    *fai_tmp = sg_tmp_beside(base);
+    *gzi_tmp = bgzf && *fai_tmp ? sg_tmp_beside(base) : NULL;
+    free(base);
+    if (*fai_tmp && (!bgzf || *gzi_tmp)) return 0;
+    if (*fai_tmp) sg_tmp_remove(*fai_tmp);
+    *fai_tmp = NULL;
+    return -1;
+}
+
 /* Make the index of path with htslib: beside it when its folder takes new
  * files, else in temporary files in $TMPDIR. */
 static int build(const char *path, const char *fai, const char *gzi, int bgzf, uint64_t size, sg_fai_t *idx)
@@ -179,15 +194,9 @@ static int build(const char *path, const char *fai, const char *gzi, int bgzf, u
     if (!beside) {
         int e = errno;
         if (fai_tmp) sg_tmp_remove(fai_tmp);
-        const char *dir = getenv("TMPDIR");
-        char *base = with_suffix(dir && *dir ? dir : "/tmp", "/seqgpu");
-        fai_tmp = sg_tmp_beside(base);
-        gzi_tmp = bgzf && fai_tmp ? sg_tmp_beside(base) : NULL;
-        free(base);
-        if (!fai_tmp || (bgzf && !gzi_tmp)) {
+        if (run_only_tmp(bgzf, &fai_tmp, &gzi_tmp) < 0) {
             sg_error("cannot index '%s': cannot create '%s' (%s) nor a temporary file (%s)", path, fai, strerror(e),
                      strerror(errno));
-            if (fai_tmp) sg_tmp_remove(fai_tmp);
             return SG_ERR_INPUT;
         }
         sg_notice("cannot create '%s' (%s): indexing '%s' for this run only; 'samtools faidx %s' in a writable folder "
@@ -196,25 +205,20 @@ static int build(const char *path, const char *fai, const char *gzi, int bgzf, u
     int r = 0;
     errno = 0;
     if (fai_build3(path, fai_tmp, gzi_tmp) != 0) {
-        int e = errno;
+        int e = errno, failed = 1;
         if (beside && (e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS)) {
             /* no room beside the FASTA: an index for this run only */
             sg_tmp_remove(fai_tmp);
             if (gzi_tmp) sg_tmp_remove(gzi_tmp);
-            const char *dir = getenv("TMPDIR");
-            char *base = with_suffix(dir && *dir ? dir : "/tmp", "/seqgpu");
-            fai_tmp = sg_tmp_beside(base);
-            gzi_tmp = bgzf && fai_tmp ? sg_tmp_beside(base) : NULL;
-            free(base);
             beside = 0;
-            if (fai_tmp && (!bgzf || gzi_tmp)) {
+            if (run_only_tmp(bgzf, &fai_tmp, &gzi_tmp) == 0) {
                 sg_notice("cannot write '%s' (%s): indexing '%s' for this run only", fai, strerror(e), path);
                 errno = 0;
-                if (fai_build3(path, fai_tmp, gzi_tmp) == 0) e = 0;
-                else e = errno;
+                failed = fai_build3(path, fai_tmp, gzi_tmp) != 0;
+                e = errno;
             }
         }
-        if (e) {
+        if (failed) {
             if (e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS)
                 sg_error("cannot index '%s': cannot write the index (%s)", path, strerror(e));
             else

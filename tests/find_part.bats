@@ -236,3 +236,27 @@ for i in range(50):
     run ls -A "$T/tmp" "$T/ro"
     refute_output --partial "seqgpu"
 }
+
+@test "find --part: no room for the index beside the FASTA: indexed for the run only" {
+    mkdir -p "$T/small"
+    mount -t tmpfs -o size=200k tmpfs "$T/small" 2> /dev/null || skip "mounting a small tmpfs needs root"
+    python3 -c "
+import random
+random.seed(15)
+for i in range(20):
+    s = ''.join(random.choice('ACGT') for _ in range(3000))
+    print('>r%d' % i)
+    for j in range(0, len(s), 60): print(s[j:j + 60])" > "$T/small/g.fa"
+    seqgpu find -q -m GAATTC "$T/small/g.fa" > "$T/one.bed"
+    dd if=/dev/zero of="$T/small/fill" bs=1k count=400 2> /dev/null || true
+    for i in 1 2; do
+        run seqgpu find --part $i/2 -m GAATTC "$T/small/g.fa"
+        [ "$status" -eq 0 ] || { umount "$T/small"; fail "part $i: $output"; }
+        printf '%s\n' "$output" | grep -v -e '^\[' -e 'warning' -e '^$' >> "$T/parts.bed"
+    done
+    ls -A "$T/small" > "$T/left"
+    umount "$T/small"
+    assert_output --partial "for this run only"
+    cmp "$T/parts.bed" "$T/one.bed"
+    [ "$(cat "$T/left")" = "$(printf 'fill\ng.fa')" ] || fail "left behind: $(cat "$T/left")"
+}
