@@ -251,6 +251,7 @@ PY
     check 'a\t4000\t100\t3000\t+\ta\t4000\t100\t3000\t2900\t2900\t0' "read 'a' is matched onto itself at the same place (query equal to target)"
     check 'a\t4000\tx\t3000\t+\tb\t4000\t900\t3800\t2500\t2900\t0' "the start of read 'a' is not a number: 'x'"
     check 'a\t4000\t100\t3000\t*\tb\t4000\t900\t3800\t2500\t2900\t0' "the strand is '*'"
+    check 'a\t4000\t100\t3000\t+\tb\t4000\t900\t3800\t9000\t3000\t60' "9000 matching bases (column 10) in a block of 3000 (column 11)"
     # a read over itself at an offset is a period's evidence, not an error; a missing PAF is
     printf "$good\na\t4000\t0\t3000\t+\ta\t4000\t1000\t4000\t2900\t3000\t0\n" > "$T/ok.paf"
     run seqgpu scc -g overlap --overlaps "$T/ok.paf" -p "$T/o" "$T/r.fq"
@@ -258,6 +259,34 @@ PY
     run seqgpu scc -g overlap --overlaps "$T/missing.paf" -p "$T/o" "$T/r.fq"
     assert_failure 1
     assert_output --partial "cannot read '$T/missing.paf'"
+}
+
+@test "overlap: an empty PAF, or one of short reads only, is a warning and no repeats (exit 0); --write-overlaps writes them all" {
+    printf '@a\n%s\n+\n%s\n@b\n%s\n+\n%s\n' "$(printf 'ACGT%.0s' $(seq 1000))" "$(printf 'IIII%.0s' $(seq 1000))" \
+        "$(printf 'TTGCA%.0s' $(seq 800))" "$(printf 'IIIII%.0s' $(seq 800))" > "$T/r.fq"
+    : > "$T/empty.paf"
+    for paf in "$T/empty.paf" /dev/null; do
+        run seqgpu scc -g overlap --overlaps "$paf" -p "$T/o" "$T/r.fq"
+        assert_success
+        assert_output --partial "warning: '$paf' holds no overlap between reads of 2000 bases or longer (--min-overlap): no repeats"
+        [ "$(wc -l < "$T/o.repeats.tsv")" -eq 1 ]
+    done
+    # overlaps of reads shorter than --min-overlap only (skipped; read c is kept)
+    printf '@c\n%s\n+\n%s\n' "$(printf 'GATTC%.0s' $(seq 1000))" "$(printf 'IIIII%.0s' $(seq 1000))" > "$T/c.fq"
+    printf 'a\t4000\t100\t3000\t+\tb\t4000\t900\t3800\t2500\t2900\t0\n' > "$T/short.paf"
+    run seqgpu scc -g overlap --min-overlap 4001 --overlaps "$T/short.paf" -p "$T/o" "$T/r.fq" "$T/c.fq"
+    assert_success
+    assert_output --partial "holds no overlap between reads of 4001 bases or longer"
+    # a PAF with an overlap: no such warning; --write-overlaps writes internal and short overlaps too
+    { printf 'a\t4000\t1500\t2500\t+\tb\t4000\t1500\t2500\t990\t1000\t0\n' # internal
+      printf 'a\t4000\t2800\t4000\t+\tb\t4000\t0\t1200\t1190\t1200\t0\n'   # short
+      printf 'a\t4000\t0\t4000\t+\tb\t4000\t0\t4000\t3900\t4000\t0\n'; } > "$T/one.paf"
+    run seqgpu scc -g overlap --overlaps "$T/one.paf" --write-overlaps "$T/w.paf" --stats "$T/s.json" -p "$T/o" "$T/r.fq"
+    assert_success
+    refute_output --partial "holds no overlap"
+    [ "$(wc -l < "$T/w.paf")" -eq 3 ] || fail "$(cat "$T/w.paf")"
+    python3 -c "import json; s = json.load(open('$T/s.json')); assert (s['internal'], s['short'], s['containments']) == (1, 1, 1), s" ||
+        fail "$(cat "$T/s.json")"
 }
 
 @test "overlap: reads named twice, an empty input, reads too short for any overlap" {
