@@ -422,8 +422,9 @@ typedef struct {
  * partners; a read with more occurrences of a minimizer than REP_MAX_PER_READ
  * gives one per window of SG_REP_WINDOW bases. Inside a long tandem array
  * those still pair with every other (hits that grow with the square of the
- * reads' lengths): when a read's repeat hits would pass REP_HITS_PER_MINI per
- * repeat minimizer of the read (and REP_HITS_MIN), only one in 2, 4, 8, ...
+ * reads' lengths): when a read's repeat hits would pass a budget,
+ * REP_HITS_PER_MINI per repeat minimizer of the read plus REP_HITS_MIN
+ * (the hits are counted before they are made), only one in 2, 4, 8, ...
  * of the occurrences away from the reads' ends take part, picked by a hash
  * of read and place. Every multiple of the period keeps its share of hits,
  * and the ends of the reads (REP_END bases) keep all theirs, so that chains
