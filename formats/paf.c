@@ -102,12 +102,17 @@ static int paf_line(char *line, const sg_readset_t *rs, const char *path, long l
                  path, lineno, f[0]);
         return SG_ERR_INPUT;
     }
-    if (q < 0 || t < 0) return 0;
     uint64_t match, block;
     if (paf_uint(f[9], &match) < 0 || paf_uint(f[10], &block) < 0) {
         sg_error("'%s' line %ld: columns 10 and 11 (matching bases, block length) are not numbers", path, lineno);
         return SG_ERR_INPUT;
     }
+    if (match > block) {
+        sg_error("'%s' line %ld: %llu matching bases (column 10) in a block of %llu (column 11)", path, lineno,
+                 (unsigned long long)match, (unsigned long long)block);
+        return SG_ERR_INPUT;
+    }
+    if (q < 0 || t < 0) return 0;
     double dv = 0, cm = 0;
     int has = paf_tag(f, PAF_COLUMNS, n, "dv", &dv);
     if (has == 0) has = paf_tag(f, PAF_COLUMNS, n, "de", &dv);

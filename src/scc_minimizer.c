@@ -420,11 +420,23 @@ typedef struct {
 #define MIN_ANCHORS 4
 /* repeats: reads scanned for partners in each bucket, and at most this many
  * partners; a read with more occurrences of a minimizer than REP_MAX_PER_READ
- * gives one per window */
+ * gives one per window of SG_REP_WINDOW bases. Inside a long tandem array
+ * those still pair with every other (hits that grow with the square of the
+ * reads' lengths): when a read's repeat hits would pass a budget,
+ * REP_HITS_PER_MINI per repeat minimizer of the read plus REP_HITS_MIN
+ * (the hits are counted before they are made), only one in 2, 4, 8, ...
+ * of the occurrences away from the reads' ends take part, picked by a hash
+ * of read and place. Every multiple of the period keeps its share of hits,
+ * and the ends of the reads (REP_END bases) keep all theirs, so that chains
+ * still reach them (a dovetail's ends lie within SG_OVL_MAX_HANG of the
+ * reads' ends). */
 #define REP_SCAN 64
 #define REP_PARTNERS_MAX 64
 #define REP_MAX_PER_READ 16
 #define SG_REP_WINDOW 256
+#define REP_HITS_PER_MINI 8
+#define REP_HITS_MIN (1u << 20)
+#define REP_END (2 * SG_OVL_MAX_HANG)
 
 static void radix_hits(hit_t *a, hit_t *tmp, size_t n)
 {
@@ -484,15 +496,34 @@ static inline void add_hit(const ctx_t *cx, qbuf_t *qb, uint32_t qpos, uint32_t 
     push_hit(qb, qpos, t, rev, rev ? flip_pos(cx, t, tpos) : tpos, rep);
 }
 
-/* The entries of a read in a bucket that take part, by index into e[0..n)
- * (in place order): all, or when there are many (a tandem array of a short
- * period), the first in each window of SG_REP_WINDOW bases. */
-static uint32_t rep_sample(const ent_t *e, uint32_t n, uint32_t *keep)
+static inline uint64_t mix64(uint64_t x)
 {
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (n <= REP_MAX_PER_READ || !m || (e[i].ps >> 1) / SG_REP_WINDOW != (e[keep[m - 1]].ps >> 1) / SG_REP_WINDOW)
-            keep[m++] = i;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+/* The entries of a read of len bases in a bucket that take part, by index
+ * into e[0..n) (in place order), into keep when not NULL; how many: all,
+ * or when there are many (a tandem array of a short period), the first in
+ * each window of SG_REP_WINDOW bases; of those, with thin > 1 (a power of
+ * two), those in the read's first and last REP_END bases and one in thin
+ * of the others. */
+static uint32_t rep_sample(const ent_t *e, uint32_t n, uint32_t len, uint32_t thin, uint32_t *keep)
+{
+    uint32_t m = 0, last = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t pos = e[i].ps >> 1;
+        if (n > REP_MAX_PER_READ && i && pos / SG_REP_WINDOW == last / SG_REP_WINDOW) continue;
+        last = pos;
+        if (thin > 1 && pos >= REP_END && (uint64_t)pos + REP_END < len &&
+            (mix64((uint64_t)e[i].rid << 32 | pos) & (thin - 1)))
+            continue;
+        if (keep) keep[m] = i;
+        m++;
+    }
     return m;
 }
 
@@ -553,6 +584,28 @@ static void rep_hits(const ctx_t *cx, uint32_t q, qbuf_t *qb)
         memmove(cnt + at + 1, cnt + at, (n_part - 1 - at) * sizeof *cnt);
         part[at] = t, cnt[at] = c;
     }
+    /* the thinning: the least that keeps the hits within the read's budget */
+    const uint32_t lq = sg_readset_len(cx->rs, q);
+    const uint64_t budget = (uint64_t)REP_HITS_PER_MINI * qb->n_rep + REP_HITS_MIN;
+    uint32_t thin = 1;
+    for (uint64_t prev = UINT64_MAX;; thin *= 2) {
+        uint64_t est = 0;
+        for (size_t g = 0, h; g < qb->n_rep && est <= budget; g = h) {
+            const ent_t *e = qb->rep[g].e;
+            uint32_t iq, it;
+            for (h = g + 1; h < qb->n_rep && qb->rep[h].e == e; h++) {}
+            uint32_t nq = read_entries(e, qb->rep[g].n, q, &iq);
+            uint64_t mq = rep_sample(e + iq, nq, lq, thin, NULL);
+            est += mq * (mq - (mq > 0)) / 2;
+            for (uint32_t p = 0; p < n_part; p++) {
+                uint32_t nt = read_entries(e, iq, part[p], &it);
+                est += mq * rep_sample(e + it, nt, sg_readset_len(cx->rs, part[p]), thin, NULL);
+            }
+        }
+        /* within the budget, or no thinning left to do (the reads' ends) */
+        if (est <= budget || est == prev || thin >= (1u << 30)) break;
+        prev = est;
+    }
     for (size_t g = 0, h; g < qb->n_rep; g = h) {
         const ent_t *e = qb->rep[g].e;
         uint32_t n = qb->rep[g].n, iq, it;
@@ -563,7 +616,7 @@ static void rep_hits(const ctx_t *cx, uint32_t q, qbuf_t *qb)
             qb->qk = sg_realloc(qb->qk, qb->m_keep * sizeof *qb->qk);
             qb->tk = sg_realloc(qb->tk, qb->m_keep * sizeof *qb->tk);
         }
-        uint32_t mq = rep_sample(e + iq, nq, qb->qk);
+        uint32_t mq = rep_sample(e + iq, nq, lq, thin, qb->qk);
         for (uint32_t a = 0; a < mq; a++) /* self: each pair of places once */
             for (uint32_t b = a + 1; b < mq; b++)
                 add_hit(cx, qb, e[iq + qb->qk[a]].ps >> 1, e[iq + qb->qk[a]].ps & 1, q, e[iq + qb->qk[b]].ps, 1);
@@ -575,7 +628,7 @@ static void rep_hits(const ctx_t *cx, uint32_t q, qbuf_t *qb)
                 qb->qk = sg_realloc(qb->qk, qb->m_keep * sizeof *qb->qk);
                 qb->tk = sg_realloc(qb->tk, qb->m_keep * sizeof *qb->tk);
             }
-            uint32_t mt = rep_sample(e + it, nt, qb->tk);
+            uint32_t mt = rep_sample(e + it, nt, sg_readset_len(cx->rs, part[p]), thin, qb->tk);
             for (uint32_t a = 0; a < mq; a++)
                 for (uint32_t b = 0; b < mt; b++)
                     add_hit(cx, qb, e[iq + qb->qk[a]].ps >> 1, e[iq + qb->qk[a]].ps & 1, part[p], e[it + qb->tk[b]].ps, 1);
@@ -711,7 +764,11 @@ static void query_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
         for (size_t x = 0; x < nb; x++) {
             size_t i = b0 + x;
             const ent_t *e = lk[x].e;
-            uint32_t n = lk[x].n, is_rep = n > cx->max_occ;
+            uint32_t n = lk[x].n, is_rep = n > cx->max_occ, iq;
+            /* a bucket that q holds many times (a tandem array in q) is a
+             * repeat's too, whatever its size: its pairs in full grow with
+             * the square of q's length */
+            if (!is_rep && n > REP_MAX_PER_READ) is_rep = read_entries(e, n, q, &iq) > REP_MAX_PER_READ;
             qb->rep_before[i + 1] = qb->rep_before[i] + is_rep;
             if (is_rep) {
                 if (qb->n_rep == qb->m_rep) qb->rep = sg_realloc(qb->rep, (qb->m_rep = qb->m_rep ? 2 * qb->m_rep : 256) * sizeof *qb->rep);

@@ -11,12 +11,16 @@
  *    diagonal into bands, and chained (co-linear hits, gaps costed as
  *    minimap2 does); a chain is an overlap with an identity estimate.
  *
- * Buckets larger than a limit (repeats: satellites, transposons) are not
- * paired in full: each read is paired there only with a few of the other
- * reads, and a read that holds a minimizer many times contributes one
- * occurrence every SG_REP_WINDOW bases. Reads inside a tandem array still
- * get their overlaps at multiples of the period, which is what closes the
- * array's cycles, at a cost linear in the array.
+ * Buckets larger than a limit (repeats: satellites, transposons), and those
+ * that a read holds many times (a tandem array inside it), are not paired
+ * in full: each read is paired there only with a few of the other reads,
+ * and a read that holds a minimizer many times contributes one occurrence
+ * every SG_REP_WINDOW bases; when that would still give a read more hits
+ * than a budget linear in its minimizers (long reads inside an array, whose
+ * occurrences pair with the square of their length), one in 2, 4, 8, ... of
+ * the occurrences away from the reads' ends. Reads inside a tandem array
+ * still get their overlaps at multiples of the period, which is what closes
+ * the array's cycles, with hits and memory linear in the reads.
  */
 #ifndef SG_SCC_MINIMIZER_H
 #define SG_SCC_MINIMIZER_H

@@ -247,6 +247,9 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
     if (d->o.overlaps) {
         sg_progress_stage("reading overlaps", 0);
         r = sg_paf_read(d->o.overlaps, d->rs, take_overlaps, d);
+        if (r == 0 && !d->found && n_stored) /* an empty PAF, or one of the short reads only */
+            sg_warn("'%s' holds no overlap between reads of %u bases or longer (--min-overlap): no repeats",
+                    d->o.overlaps, d->o.min_overlap);
     } else {
         sg_progress_stage("overlapping", 0);
         sg_ovl_opts_t oo;

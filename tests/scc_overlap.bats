@@ -205,6 +205,39 @@ PY
     [ "${want%% *}" -gt 100 ]
 }
 
+@test "overlap: long reads inside tandem arrays: the arrays found, memory linear in the reads (not their square)" {
+    # two reads of 300 kb in each of two arrays (171 bp, perfect copies; 1 kb,
+    # copies 2% diverged): every occurrence of a unit's minimizer pairs with
+    # every other, which once took 6.7 GB here (and 24 GB and more for 1 Mb reads)
+    python3 - "$T/r.fa" <<'PY'
+import random, sys
+rnd = random.Random(3)
+sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
+with open(sys.argv[1], 'w') as f:
+    for name, p, div in (('a', 171, 0.0), ('b', 1000, 0.02)):
+        unit = ''.join(rnd.choices('ACGT', k=p))
+        arr = ''.join(''.join(rnd.choice(sub[c]) if rnd.random() < div else c for c in unit) for _ in range(400000 // p + 1))
+        for i, off in enumerate((0, 77777)):
+            f.write('>%s%d\n%s\n' % (name, i, arr[off:off + 300000]))
+PY
+    if [ -z "${SEQGPU_SANITIZER:-}" ]; then # sanitizers reserve more address space than the limit
+        run bash -c "ulimit -v 1500000 && exec '$SEQGPU' scc -q -t 2 -g overlap -p '$T/o' --stats '$T/s.json' '$T/r.fa'"
+    else
+        run seqgpu scc -q -t 2 -g overlap -p "$T/o" --stats "$T/s.json" "$T/r.fa"
+    fi
+    assert_success
+    [ "$(cut -f 2,3,5 "$T/o.repeats.tsv" | sed 1d | sort -k3,3n)" = "$(printf 'tandem\t2\t171\ntandem\t2\t1000')" ] ||
+        fail "$(cat "$T/o.repeats.tsv")"
+    [ "$(sed 1d "$T/o.components.tsv" | sort | cut -f 2 | uniq -c | wc -l)" -eq 2 ]
+    [ "$(sed 1d "$T/o.components.tsv" | awk '{print substr($1, 1, 1), $2}' | sort -u | wc -l)" -eq 2 ] ||
+        fail "$(cat "$T/o.components.tsv")"
+    # the memory bound holds for the normal build (ASan keeps freed memory in quarantine)
+    if [ -z "${SEQGPU_SANITIZER:-}" ]; then
+        run python3 -c "import json; s = json.load(open('$T/s.json')); print(s['peak_rss_bytes'] < 300 << 20, s['self_overlapping_reads'], s['peak_rss_bytes'])"
+        assert_output --regexp '^True 4 '
+    fi
+}
+
 @test "overlap: bad PAF lines are named with their file and line; no outputs are left" {
     printf '@a\n%s\n+\n%s\n@b\n%s\n+\n%s\n' "$(printf 'ACGT%.0s' $(seq 1000))" "$(printf 'IIII%.0s' $(seq 1000))" \
         "$(printf 'TTGCA%.0s' $(seq 800))" "$(printf 'IIIII%.0s' $(seq 800))" > "$T/r.fq"
@@ -224,6 +257,7 @@ PY
     check 'a\t4000\t100\t3000\t+\ta\t4000\t100\t3000\t2900\t2900\t0' "read 'a' is matched onto itself at the same place (query equal to target)"
     check 'a\t4000\tx\t3000\t+\tb\t4000\t900\t3800\t2500\t2900\t0' "the start of read 'a' is not a number: 'x'"
     check 'a\t4000\t100\t3000\t*\tb\t4000\t900\t3800\t2500\t2900\t0' "the strand is '*'"
+    check 'a\t4000\t100\t3000\t+\tb\t4000\t900\t3800\t9000\t3000\t60' "9000 matching bases (column 10) in a block of 3000 (column 11)"
     # a read over itself at an offset is a period's evidence, not an error; a missing PAF is
     printf "$good\na\t4000\t0\t3000\t+\ta\t4000\t1000\t4000\t2900\t3000\t0\n" > "$T/ok.paf"
     run seqgpu scc -g overlap --overlaps "$T/ok.paf" -p "$T/o" "$T/r.fq"
@@ -231,6 +265,34 @@ PY
     run seqgpu scc -g overlap --overlaps "$T/missing.paf" -p "$T/o" "$T/r.fq"
     assert_failure 1
     assert_output --partial "cannot read '$T/missing.paf'"
+}
+
+@test "overlap: an empty PAF, or one of short reads only, is a warning and no repeats (exit 0); --write-overlaps writes them all" {
+    printf '@a\n%s\n+\n%s\n@b\n%s\n+\n%s\n' "$(printf 'ACGT%.0s' $(seq 1000))" "$(printf 'IIII%.0s' $(seq 1000))" \
+        "$(printf 'TTGCA%.0s' $(seq 800))" "$(printf 'IIIII%.0s' $(seq 800))" > "$T/r.fq"
+    : > "$T/empty.paf"
+    for paf in "$T/empty.paf" /dev/null; do
+        run seqgpu scc -g overlap --overlaps "$paf" -p "$T/o" "$T/r.fq"
+        assert_success
+        assert_output --partial "warning: '$paf' holds no overlap between reads of 2000 bases or longer (--min-overlap): no repeats"
+        [ "$(wc -l < "$T/o.repeats.tsv")" -eq 1 ]
+    done
+    # overlaps of reads shorter than --min-overlap only (skipped; read c is kept)
+    printf '@c\n%s\n+\n%s\n' "$(printf 'GATTC%.0s' $(seq 1000))" "$(printf 'IIIII%.0s' $(seq 1000))" > "$T/c.fq"
+    printf 'a\t4000\t100\t3000\t+\tb\t4000\t900\t3800\t2500\t2900\t0\n' > "$T/short.paf"
+    run seqgpu scc -g overlap --min-overlap 4001 --overlaps "$T/short.paf" -p "$T/o" "$T/r.fq" "$T/c.fq"
+    assert_success
+    assert_output --partial "holds no overlap between reads of 4001 bases or longer"
+    # a PAF with an overlap: no such warning; --write-overlaps writes internal and short overlaps too
+    { printf 'a\t4000\t1500\t2500\t+\tb\t4000\t1500\t2500\t990\t1000\t0\n' # internal
+      printf 'a\t4000\t2800\t4000\t+\tb\t4000\t0\t1200\t1190\t1200\t0\n'   # short
+      printf 'a\t4000\t0\t4000\t+\tb\t4000\t0\t4000\t3900\t4000\t0\n'; } > "$T/one.paf"
+    run seqgpu scc -g overlap --overlaps "$T/one.paf" --write-overlaps "$T/w.paf" --stats "$T/s.json" -p "$T/o" "$T/r.fq"
+    assert_success
+    refute_output --partial "holds no overlap"
+    [ "$(wc -l < "$T/w.paf")" -eq 3 ] || fail "$(cat "$T/w.paf")"
+    python3 -c "import json; s = json.load(open('$T/s.json')); assert (s['internal'], s['short'], s['containments']) == (1, 1, 1), s" ||
+        fail "$(cat "$T/s.json")"
 }
 
 @test "overlap: reads named twice, an empty input, reads too short for any overlap" {

@@ -270,6 +270,63 @@ static void test_self_overlap(void)
     free(u);
 }
 
+static void test_long_tandem(void)
+{
+    /* long reads inside a long array (ONT reads through a centromeric
+     * satellite): every occurrence of a minimizer of the unit pairs with
+     * every other, hits that grow with the square of the reads' length
+     * (gigabytes for a few reads of hundreds of kb); the hits stay linear in
+     * the minimizers, and every read still overlaps itself at a multiple of
+     * the period and has dovetails with the others on both sides */
+    enum { N = 3, LEN = 200000 };
+    char *u = random_seq(171), *arr = tandem(u, 3 * LEN, 0.01);
+    char *reads[N];
+    for (int i = 0; i < N; i++) {
+        size_t m;
+        reads[i] = with_errors(arr + (size_t)i * LEN / 2, LEN, 0.05, &m);
+    }
+    sg_readset_t *rs = make_readset(reads, N, 2000, 1 << 20);
+    sg_ovl_opts_t o;
+    sg_ovl_opts_default(&o, 2, 2000);
+    ovls_t got = {0};
+    sg_ovl_stats_t st;
+    CHECK(sg_overlaps_find(rs, &o, collect, &got, &st, NULL, 0) == 0, "overlaps");
+    CHECK(st.hits <= 16 * st.minimizers + N * (1u << 20), "%llu hits from %llu minimizers",
+          (unsigned long long)st.hits, (unsigned long long)st.minimizers);
+    uint8_t self[N] = {0}, reach[2 * N][2 * N] = {{0}};
+    int off_period = 0;
+    for (size_t i = 0; i < got.n; i++) {
+        const sg_overlap_t *x = &got.ov[i];
+        uint32_t f, t, l;
+        if (sg_overlap_classify(x, sg_readset_len(rs, x->q), sg_readset_len(rs, x->t), 2000, &f, &t, &l) != SG_OVL_DOVETAIL)
+            continue;
+        if (f == t) {
+            self[x->q] = 1;
+            double off = (double)x->ts - x->qs, m = floor(off / 171 + 0.5);
+            off_period += !x->rev && (m < 1 || fabs(off - m * 171) > 0.06 * off + 30);
+        } else { /* the edge and its complement */
+            reach[f][t] = 1;
+            reach[sg_vert_flip(t)][sg_vert_flip(f)] = 1;
+        }
+    }
+    for (int k = 0; k < 2 * N; k++)
+        for (int i = 0; i < 2 * N; i++)
+            for (int j = 0; j < 2 * N; j++) reach[i][j] |= reach[i][k] && reach[k][j];
+    /* the reads all lie on the array's forward strand: one cycle through them */
+    int n_self = 0, n_both = 0;
+    for (int i = 0; i < N; i++) {
+        n_self += self[i];
+        for (int j = i + 1; j < N; j++) n_both += reach[sg_vert(i, 0)][sg_vert(j, 0)] && reach[sg_vert(j, 0)][sg_vert(i, 0)];
+    }
+    CHECK(n_self == N && !off_period, "%d of %d reads overlap themselves; %d at offsets off the period", n_self, N, off_period);
+    CHECK(n_both == N * (N - 1) / 2, "%d of %d pairs of reads in one cycle", n_both, N * (N - 1) / 2);
+    free(got.ov);
+    sg_readset_free(rs);
+    for (int i = 0; i < N; i++) free(reads[i]);
+    free(arr);
+    free(u);
+}
+
 /* ---- classification ---- */
 
 static void test_classify(void)
@@ -370,5 +427,6 @@ int main(void)
     RUN(test_self_overlap);
     RUN(test_classify);
     RUN(test_period);
+    RUN(test_long_tandem);
     return UNIT_SUMMARY();
 }
