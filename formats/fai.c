@@ -66,6 +66,7 @@ static int check_fasta(const char *path, const char *why, int *bgzf, int *empty)
         return SG_ERR_INPUT;
     }
     for (p = bom; p < (size_t)n && (buf[p] == '\n' || buf[p] == '\r'); p++) continue;
+    if (p == (size_t)n && (size_t)n < sizeof buf) *empty = 1; /* blank lines only: no records */
     if (p < (size_t)n && buf[p] == '@') {
         sg_error("'%s' is FASTQ, and %s cuts only FASTA, at any base, through its index: run the reads whole, or "
                  "convert them to FASTA (plain or bgzip-compressed; samtools faidx indexes it)", path, why);
@@ -212,19 +213,22 @@ static int build(const char *path, const char *fai, const char *gzi, int bgzf, u
             if (gzi_tmp) sg_tmp_remove(gzi_tmp);
             beside = 0;
             if (run_only_tmp(bgzf, &fai_tmp, &gzi_tmp) == 0) {
-                sg_notice("cannot write '%s' (%s): indexing '%s' for this run only", fai, strerror(e), path);
+                sg_warn("cannot write '%s'%s%s (%s): indexing '%s' for this run only", fai, bgzf ? " and " : "",
+                        bgzf ? gzi : "", strerror(e), path);
                 errno = 0;
                 failed = fai_build3(path, fai_tmp, gzi_tmp) != 0;
                 e = errno;
             }
         }
         if (failed) {
-            if (e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS)
+            if (e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS) {
                 sg_error("cannot index '%s': cannot write the index (%s)", path, strerror(e));
-            else
+                r = SG_ERR_SYSTEM; /* a write error, as a full disk is for every output */
+            } else {
                 sg_error("cannot index '%s' (samtools faidx's rules: every line of a record as long as the first, but "
                          "the last; see htslib's message above)", path);
-            r = SG_ERR_INPUT;
+                r = SG_ERR_INPUT;
+            }
         }
     }
     if (r == 0) r = parse(fai_tmp, path, size, idx);

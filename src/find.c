@@ -405,8 +405,9 @@ int main_find(int argc, char **argv)
         }
     }
     sg_motif_compile(&ms, o.strands);
-    if (o.part && sg_find_part_plan(o.inputs, o.n_inputs, o.part, o.n_parts, ms.max_len - 1, &part) < 0) {
-        ret = SG_EXIT_INPUT;
+    int pr = o.part ? sg_find_part_plan(o.inputs, o.n_inputs, o.part, o.n_parts, ms.max_len - 1, &part) : 0;
+    if (pr < 0) {
+        ret = sg_exit_code(pr); /* 1 for the input, 2 when its index cannot be written */
         goto fail;
     }
     if (o.part)

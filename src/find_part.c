@@ -36,9 +36,10 @@ int sg_find_part_plan(char *const *paths, int n_paths, long part, long n_parts, 
             sg_find_part_free(p);
             return SG_ERR_INPUT;
         }
-        if (sg_fai_load(paths[i], "--part", &p->fai[i]) < 0) {
+        int r = sg_fai_load(paths[i], "--part", &p->fai[i]);
+        if (r < 0) {
             sg_find_part_free(p);
-            return SG_ERR_INPUT;
+            return r;
         }
         p->n_inputs = i + 1;
         p->gzi[i] = p->fai[i].gzi;

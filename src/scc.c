@@ -457,7 +457,7 @@ int main_scc(int argc, char **argv)
                     .min_overlap = 2000, .min_identity = 0.8};
     const char *overlap_only = NULL; /* an option of -g overlap that was given */
     const char *dbg_only = NULL;     /* an option of -g dbg's k-mers that was given */
-    int prefix_given = 0, max_memory_given = 0;
+    int prefix_given = 0, max_memory_given = 0, device_given = 0;
     long v;
     int c;
     double t_start = sg_realtime();
@@ -523,6 +523,7 @@ int main_scc(int argc, char **argv)
             o.backend = optarg;
             break;
         case OPT_DEVICE:
+            device_given = 1;
             if (sg_parse_devices(optarg, SG_MAX_DEVICES, &o.devices) < 0)
                 return usage_error("invalid --device '%s' (device indices, each once: 0, or 0,1 to count the "
                                    "k-mers on both)", optarg);
@@ -600,8 +601,11 @@ int main_scc(int argc, char **argv)
     if (o.counts_out && prefix_given)
         return usage_error("%s", "--counts-out writes the part's k-mer counts and nothing else: no -p (the run of "
                                  "--counts writes the report)");
-    if (o.counts_out && !strcmp(o.backend, "cuda"))
-        return usage_error("%s", "--counts-out counts a part's k-mers on the cpu: leave out -b cuda");
+    if (o.counts_out && (!strcmp(o.backend, "cuda") || device_given))
+        return usage_error("%s", "--counts-out counts a part's k-mers on the cpu: leave out -b cuda and --device");
+    if (o.counts && (max_memory_given || o.tmp_dir))
+        return usage_error("%s", "--max-memory and --tmp-dir bound the counting of reads: --counts takes k-mers "
+                                 "counted already (each part bounds its own memory)");
     if (o.tmp_dir) {
         struct stat st;
         if (stat(o.tmp_dir, &st) < 0 || !S_ISDIR(st.st_mode) || access(o.tmp_dir, W_OK | X_OK) < 0)

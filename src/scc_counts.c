@@ -145,26 +145,43 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* The inputs of h and h0 have the same names (folders apart) and, where
- * both runs could tell (files, not pipes), the same sizes: -1 when they do;
- * else the first input that differs in its size (names alike), or n_inputs
- * when the names or their number differ. */
-static int differing_input(const sg_counts_header_t *h, const sg_counts_header_t *h0)
+/* The inputs of h and h0 have the same names (folders apart). */
+static int same_names(const sg_counts_header_t *h, const sg_counts_header_t *h0)
 {
-    if (h->n_inputs != h0->n_inputs) return h->n_inputs;
+    if (h->n_inputs != h0->n_inputs) return 0;
     for (int i = 0; i < h->n_inputs; i++)
-        if (strcmp(base_name(h->inputs[i]), base_name(h0->inputs[i]))) return h->n_inputs;
-    for (int i = 0; i < h->n_inputs; i++)
-        if (h->sizes[i] != h0->sizes[i] && h->sizes[i] != SG_COUNTS_SIZE_UNKNOWN && h0->sizes[i] != SG_COUNTS_SIZE_UNKNOWN)
-            return i;
-    return -1;
+        if (strcmp(base_name(h->inputs[i]), base_name(h0->inputs[i]))) return 0;
+    return 1;
+}
+
+/* Every input's size as the parts saw it: the first file that knew it
+ * (from[j]: its index, -1 while none did) sets it, and any other file that
+ * knows it must agree. 0, or SG_ERR_INPUT (message printed). */
+static int same_sizes(char *const *paths, int i, const sg_counts_header_t *h, uint64_t *size, int *from)
+{
+    for (int j = 0; j < h->n_inputs; j++) {
+        if (h->sizes[j] == SG_COUNTS_SIZE_UNKNOWN) continue;
+        if (from[j] < 0) {
+            size[j] = h->sizes[j];
+            from[j] = i;
+        } else if (size[j] != h->sizes[j]) {
+            sg_error("'%s' and '%s' count different reads: their '%s' had %llu and %llu bytes; the parts of one run "
+                     "read the same inputs",
+                     paths[from[j]], paths[i], base_name(h->inputs[j]), (unsigned long long)size[j],
+                     (unsigned long long)h->sizes[j]);
+            return SG_ERR_INPUT;
+        }
+    }
+    return 0;
 }
 
 int sg_counts_open_set(char *const *paths, int n, int k_given, int k, sg_counts_set_t *s)
 {
     uint32_t *part = sg_malloc(((size_t)n + 1) * 2 * sizeof *part), n_parts = 0; /* (part, index) */
     int r = 0;
-    for (int i = 0, d; i < n && r == 0; i++) {
+    uint64_t *size = NULL; /* the inputs' sizes, as the parts knew them */
+    int *from = NULL, unsure = 0, unsure_input = 0;
+    for (int i = 0; i < n && r == 0; i++) {
         BGZF *fp = bgzf_open(paths[i], "r");
         sg_counts_reader_t *f;
         if (!fp) {
@@ -184,17 +201,20 @@ int sg_counts_open_set(char *const *paths, int n, int k_given, int k, sg_counts_
                 sg_error("'%s' is part %u/%u and '%s' part %u/%u: the parts of one run are cut into the same number",
                          paths[0], h0->part, h0->n_parts, paths[i], h->part, h->n_parts);
                 r = SG_ERR_INPUT;
-            } else if ((d = differing_input(h, h0)) >= 0 && d < h->n_inputs) {
-                sg_error("'%s' and '%s' count different reads: '%s' had %llu bytes for the one and %llu for the other; "
-                         "the parts of one run read the same inputs",
-                         paths[0], paths[i], base_name(h->inputs[d]), (unsigned long long)h0->sizes[d],
-                         (unsigned long long)h->sizes[d]);
-                r = SG_ERR_INPUT;
-            } else if (d >= 0) {
+            } else if (!same_names(h, h0)) {
                 sg_error("'%s' counts the k-mers of %s%s and '%s' of %s%s: the parts of one run read the same inputs",
                          paths[0], h0->n_inputs ? base_name(h0->inputs[0]) : "nothing", h0->n_inputs > 1 ? " ..." : "",
                          paths[i], h->n_inputs ? base_name(h->inputs[0]) : "nothing", h->n_inputs > 1 ? " ..." : "");
                 r = SG_ERR_INPUT;
+            } else {
+                if (i == 0) {
+                    size = sg_malloc(((size_t)h->n_inputs + 1) * sizeof *size);
+                    from = sg_malloc(((size_t)h->n_inputs + 1) * sizeof *from);
+                    for (int j = 0; j < h->n_inputs; j++) from[j] = -1;
+                }
+                r = same_sizes(paths, i, h, size, from);
+                for (int j = 0; j < h->n_inputs && !unsure; j++)
+                    if (h->sizes[j] == SG_COUNTS_SIZE_UNKNOWN) unsure = i + 1, unsure_input = j;
             }
             part[2 * i] = h->part;
             part[2 * i + 1] = (uint32_t)i;
@@ -219,6 +239,11 @@ int sg_counts_open_set(char *const *paths, int n, int k_given, int k, sg_counts_
             r = SG_ERR_INPUT;
         }
     }
+    if (r == 0 && unsure)
+        sg_warn("'%s' counted '%s' from a pipe, whose size cannot be compared: make sure every part read the same "
+                "reads", paths[unsure - 1], sg_counts_header(s->files[unsure - 1])->inputs[unsure_input]);
+    free(size);
+    free(from);
     /* the reads counted, for the pictures' titles: the part 1's names */
     for (int i = 0; i < s->n_files && r == 0; i++) {
         const sg_counts_header_t *h = sg_counts_header(s->files[i]);
@@ -344,7 +369,7 @@ int sg_count_bounded(const sg_graph_opts_t *o, sg_kmer_table_t *t, sg_reader_t *
     int r = sg_count_reads(t, rd, o->k, o->n_threads);
     s->passes = 1;
     if (r < 0 || t->n_parts <= 1) return r;
-    sg_info("the k-mer table outgrew %.0f MB (--max-memory): counting the k-mers in parts, over more passes of the "
+    sg_info("the k-mer table outgrew %.1f MB (--max-memory): counting the k-mers in parts, over more passes of the "
             "reads, through '%s'", o->max_bytes / 1048576.0, o->tmp_dir);
     range_t *todo = NULL;
     int n_todo = 0;

@@ -717,7 +717,7 @@ static int kt_add(sg_kmer_table_t *kt, const sg_chunk_t *c)
     table_t *t = kt->priv;
     int r = add_chunk(t, c);
     if (r < 0)
-        snprintf(kt->err, sizeof kt->err, "the k-mer table does not fit in %.0f MB even as 1/%u of the k-mers",
+        snprintf(kt->err, sizeof kt->err, "the k-mer table does not fit in %.1f MB even as 1/%u of the k-mers",
                  t->max_bytes / 1048576.0, MAX_PARTS);
     return r;
 }

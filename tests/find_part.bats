@@ -175,14 +175,17 @@ for i in range(50):
     done
 }
 
-@test "find --part: an empty FASTA has empty parts" {
+@test "find --part: an empty FASTA, or one of blank lines, has empty parts" {
     : > "$T/z.fa"
-    for i in 1 2; do
-        run seqgpu find -q --part $i/2 -m GAATTC "$T/z.fa"
-        assert_success
-        assert_output ""
+    printf '\n\r\n\n' > "$T/b.fa"
+    for f in z b; do
+        for i in 1 2; do
+            run seqgpu find -q --part $i/2 -m GAATTC "$T/$f.fa"
+            assert_success
+            assert_output ""
+        done
+        [ ! -e "$T/$f.fa.fai" ] || [ ! -s "$T/$f.fa.fai" ]
     done
-    [ ! -e "$T/z.fa.fai" ] || [ ! -s "$T/z.fa.fai" ]
 }
 
 @test "find --part: standard input, gzip, FASTQ, -F count and --index are refused, saying what would work" {
@@ -254,8 +257,16 @@ for i in range(20):
         [ "$status" -eq 0 ] || { umount "$T/small"; fail "part $i: $output"; }
         printf '%s\n' "$output" | grep -v -e '^\[' -e 'warning' -e '^$' >> "$T/parts.bed"
     done
+    out=$output
+    # nor in TMPDIR: a write error (exit 2), naming the cause
+    run env TMPDIR="$T/small" "$SEQGPU" find -q --part 1/2 -m GAATTC "$T/small/g.fa"
+    st=$status
+    err=$output
     ls -A "$T/small" > "$T/left"
     umount "$T/small"
+    [ "$st" -eq 2 ] || fail "TMPDIR full too: exit $st, $err"
+    [[ "$err" == *"No space left on device"* ]] || fail "$err"
+    output=$out
     assert_output --partial "for this run only"
     cmp "$T/parts.bed" "$T/one.bed"
     [ "$(cat "$T/left")" = "$(printf 'fill\ng.fa')" ] || fail "left behind: $(cat "$T/left")"

@@ -138,8 +138,27 @@ PY
     (cd "$T/elsewhere" && seqgpu scc -q --part 2/3 --counts-out "$T/y.2.counts" sim.reads.fq)
     run seqgpu scc --counts -p "$T/o" "$T/a.1.counts" "$T/y.2.counts" "$T/a.3.counts"
     assert_failure 1
-    assert_output --partial "'$T/a.1.counts' and '$T/y.2.counts' count different reads: 'sim.reads.fq' had"
+    assert_output --partial "'$T/a.1.counts' and '$T/y.2.counts' count different reads: their 'sim.reads.fq' had"
     [ ! -e "$T/o.repeats.tsv" ]
+    # a part from a pipe (no size) first does not hide the others' sizes, in any order
+    mkdir -p "$T/pipe"
+    mkfifo "$T/pipe/sim.reads.fq"
+    for i in 1 2 3; do
+        cat "$T/sim.reads.fq" > "$T/pipe/sim.reads.fq" &
+        seqgpu scc -q --part $i/3 --counts-out "$T/p.$i.counts" "$T/pipe/sim.reads.fq"
+    done
+    (cd "$T/elsewhere" && seqgpu scc -q --part 3/3 --counts-out "$T/y.3.counts" sim.reads.fq)
+    for order in "p.1 a.2 y.3" "a.2 y.3 p.1" "y.3 p.1 a.2"; do
+        set -- $order
+        run seqgpu scc --counts -p "$T/o" "$T/$1.counts" "$T/$2.counts" "$T/$3.counts"
+        assert_failure 1
+        assert_output --partial "count different reads"
+    done
+    # parts of a pipe alone: accepted, with a warning that nothing could be compared
+    run seqgpu scc --counts -p "$T/o" "$T"/p.*.counts
+    assert_success
+    assert_output --partial "from a pipe, whose size cannot be compared"
+    rm "$T"/o.*
     # the same reads copied elsewhere are the same reads
     cp "$T/sim.reads.fq" "$T/elsewhere/sim.reads.fq"
     (cd "$T/elsewhere" && seqgpu scc -q --part 2/3 --counts-out "$T/z.2.counts" sim.reads.fq)
@@ -210,7 +229,16 @@ PY
     # a part counts on the cpu: -b cuda is refused, not ignored
     run seqgpu scc -b cuda --part 2/5 --counts-out "$T/p.counts" "$T/sim.reads.fq"
     assert_failure 1
-    assert_output --partial "leave out -b cuda"
+    assert_output --partial "leave out -b cuda and --device"
+    run seqgpu scc --device 1 --part 2/5 --counts-out "$T/p.counts" "$T/sim.reads.fq"
+    assert_failure 1
+    assert_output --partial "leave out -b cuda and --device"
+    # the merge of counted parts has nothing to bound or spill
+    for opt in "--max-memory 2G" "--tmp-dir $T"; do
+        run seqgpu scc --counts $opt -p "$T/o" "$T/sim.reads.fq"
+        assert_failure 1
+        assert_output --partial "--counts takes k-mers counted already"
+    done
     cd "$T"
     run seqgpu scc --part 2/5 -k 33 --counts-out "$T/p.counts" --stats "$T/p.json" "$T/sim.reads.fq"
     cd - > /dev/null
