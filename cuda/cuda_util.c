@@ -151,6 +151,23 @@ int sg_cuda_fail(char *err, size_t errsz, const char *what, cudaError_t e)
     return SG_ERR_DEVICE;
 }
 
+int sg_cuda_malloc(void **p, size_t n, const char *what, const char *holds, const char *advice, char *err,
+                   size_t errsz)
+{
+    *p = NULL;
+    cudaError_t e = cudaMalloc(p, n ? n : 1);
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        size_t free_b = 0, total_b = 0;
+        cudaMemGetInfo(&free_b, &total_b);
+        snprintf(err, errsz, "out of device memory for %s: %zu MB more needed, %zu MB free of %zu MB (%s); %s", what,
+                 n >> 20, free_b >> 20, total_b >> 20, holds, advice);
+        return SG_ERR_DEVICE;
+    }
+    SG_CUDA_CHECK(e, what);
+    return 0;
+}
+
 int sg_cuda_open_device(int id, int *local, struct cudaDeviceProp *prop, char *err, size_t errsz)
 {
     SG_TRY(sg_cuda_check_device(id, local, err, errsz));

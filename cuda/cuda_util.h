@@ -31,6 +31,16 @@ extern "C" {
 int sg_cuda_fail(char *err, size_t errsz, const char *what, cudaError_t e);
 
 /**
+ * cudaMalloc of n bytes (at least 1) into *p. Out of device memory is said
+ * as "out of device memory for WHAT: N MB more needed, F MB free of T MB
+ * (HOLDS); ADVICE", the error cleared (it is not sticky); any other failure
+ * as SG_CUDA_CHECK says it.
+ * @return 0, or SG_ERR_DEVICE with the reason in err
+ */
+int sg_cuda_malloc(void **p, size_t n, const char *what, const char *holds, const char *advice, char *err,
+                   size_t errsz);
+
+/**
  * Make the listed devices (indices as the user sees them, i.e. into
  * CUDA_VISIBLE_DEVICES when it is set) the only ones the CUDA driver
  * starts: each visible GPU adds to the start-up time. Takes effect only

@@ -195,19 +195,9 @@ struct Index {
 
     int dev_alloc(void **p, size_t n, const char *what)
     {
-        *p = NULL;
-        cudaError_t e = cudaMalloc(p, n ? n : 1);
-        if (e == cudaErrorMemoryAllocation) {
-            cudaGetLastError(); // not sticky: clear it
-            size_t free_b = 0, total_b = 0;
-            cudaMemGetInfo(&free_b, &total_b);
-            snprintf(err, errsz,
-                     "out of device memory for %s: %zu MB more needed, %zu MB free of %zu MB (the index of %llu "
-                     "bases of reads); use the cpu backend or a larger device",
-                     what, n >> 20, free_b >> 20, total_b >> 20, (unsigned long long)bases);
-            return SG_ERR_DEVICE;
-        }
-        CK(e, what);
+        char holds[96];
+        snprintf(holds, sizeof holds, "the index of %llu bases of reads", (unsigned long long)bases);
+        SG_TRY(sg_cuda_malloc(p, n, what, holds, "use the cpu backend or a larger device", err, errsz));
         buf[n_buf++] = Buf{*p, n};
         dev_bytes += n;
         if (dev_bytes > dev_peak) dev_peak = dev_bytes;
