@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "scc_minimizer.h"
+#include "scc_chain.h"
 #include "dna.h"
 #include "log.h"
 #include "pipeline.h"
@@ -382,12 +383,8 @@ static uint32_t choose_max_occ(const ctx_t *cx)
 /* ---- overlaps ---- */
 
 typedef struct {
-    uint64_t key; /* t << 32 | strand << 31 | diagonal + 2^30 */
-    uint64_t val; /* q position << 32 | repeat << 31 | t position (on t's strand that matches q) */
+    uint64_t key, val; /* scc_chain.h */
 } hit_t;
-
-#define HIT_REP (1ull << 31)
-#define DIAG_BIAS (1ll << 30)
 
 typedef struct {
     const ent_t *e; /* the bucket */
@@ -399,14 +396,16 @@ typedef struct {
     sketch_buf_t sb;
     uint32_t *rep_before; /* q's minimizers from buckets above max_occ, before each */
     size_t m_rep_before;
-    hit_t *hit, *tmp, *band;
+    hit_t *hit, *tmp, *band; /* a band: key = the hit's val, val = its key (sorted by val) */
     size_t n_hit, m_hit, m_tmp, m_band;
     rep_t *rep;
     size_t n_rep, m_rep;
     uint32_t *cand, *qk, *tk;
     size_t m_cand, m_keep;
-    int32_t *f, *pred;
-    uint32_t *chain;
+    int32_t *tail, *pred;
+    uint32_t *wcand; /* a window's hits */
+    uint64_t *wval;
+    uint32_t *order, *start; /* a wide band's slices */
     uint8_t *used;
     size_t m_chain;
     sg_overlap_t *ov;
@@ -414,10 +413,6 @@ typedef struct {
     uint64_t hits;
 } qbuf_t;
 
-/* hits chained: bands of diagonals, and the fewest hits a chain reports */
-#define CLUSTER_GAP 100  /* diagonals further apart than this start a new band */
-#define BAND_WIDTH 500   /* the widest band chained whole: the drift of a 10 kb overlap of 85% reads */
-#define MIN_ANCHORS 4
 /* repeats: reads scanned for partners in each bucket, and at most this many
  * partners; a read with more occurrences of a minimizer than REP_MAX_PER_READ
  * gives one per window of SG_REP_WINDOW bases. Inside a long tandem array
@@ -474,8 +469,8 @@ static void radix_hits(hit_t *a, hit_t *tmp, size_t n)
 static inline void push_hit(qbuf_t *qb, uint32_t qpos, uint32_t t, uint32_t rev, int64_t tp, int rep)
 {
     if (qb->n_hit == qb->m_hit) qb->hit = sg_realloc(qb->hit, (qb->m_hit = qb->m_hit ? 2 * qb->m_hit : 4096) * sizeof *qb->hit);
-    qb->hit[qb->n_hit++] = (hit_t){(uint64_t)t << 32 | (uint64_t)rev << 31 | (uint64_t)(tp - qpos + DIAG_BIAS),
-                                   (uint64_t)qpos << 32 | (rep ? HIT_REP : 0) | (uint64_t)tp};
+    hit_t *h = &qb->hit[qb->n_hit++];
+    sg_hit_make(qpos, t, rev, tp, rep, &h->key, &h->val);
 }
 
 /* Where a k-mer of t ending at tpos ends on t's reverse strand (its span taken as k). */
@@ -648,101 +643,78 @@ static size_t mini_at(const sg_mini_t *m, size_t n, uint32_t pos)
     return lo;
 }
 
-/* The longest chain of co-linear hits (q and t positions both rising) among
- * c[0..n), sorted by q position: its hits' indices into c, in order, into
- * chain; how many. Patience sorting: O(n log n). */
-static size_t longest_chain(const hit_t *c, size_t n, qbuf_t *qb, uint32_t *chain)
-{
-    int32_t *tail = qb->f, *pred = qb->pred; /* tail[l]: the hit ending the best chain of l + 1 hits */
-    size_t len = 0;
-    for (size_t i = 0, j; i < n; i = j) {
-        /* hits of one q position take part as one: none extends another */
-        uint32_t qi = (uint32_t)(c[i].key >> 32);
-        for (j = i; j < n && (uint32_t)(c[j].key >> 32) == qi; j++) {}
-        size_t at[64];
-        for (size_t x = i; x < j && x - i < 64; x++) {
-            uint32_t tx = (uint32_t)(c[x].key & 0x7fffffff);
-            size_t lo = 0, hi = len;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if ((uint32_t)(c[tail[mid]].key & 0x7fffffff) < tx) lo = mid + 1;
-                else hi = mid;
-            }
-            at[x - i] = lo;
-            pred[x] = lo ? tail[lo - 1] : -1;
-        }
-        for (size_t x = i; x < j && x - i < 64; x++) {
-            size_t l = at[x - i];
-            if (l == len || (uint32_t)(c[x].key & 0x7fffffff) < (uint32_t)(c[tail[l]].key & 0x7fffffff)) tail[l] = (int32_t)x;
-            if (l == len) len++;
-        }
-    }
-    size_t m = len;
-    for (int32_t x = len ? tail[len - 1] : -1; x >= 0; x = pred[x]) chain[--m] = (uint32_t)x;
-    return len;
-}
-
-/* The overlap of chain c[idx[0..n)], when it is long enough. */
-static void report_chain(const ctx_t *cx, uint32_t q, uint32_t t, uint32_t rev, const hit_t *c, const uint32_t *idx,
-                         size_t n, size_t n_mini, qbuf_t *qb)
+/* The overlap of q with t on strand rev from chain c, when it is long
+ * enough; n_all of q's minimizers lie in the chain's span of q, n_rep of
+ * them from buckets above max_occ. The host's chains and a device's
+ * (sg_mindex_t chain) go through here. @return whether it is one */
+static int chain_overlap(const ctx_t *cx, uint32_t q, uint32_t t, uint32_t rev, const sg_chain_t *c, uint32_t n_rep,
+                         uint32_t n_all, sg_overlap_t *out)
 {
     const int k = cx->o.k;
     const uint32_t ql = sg_readset_len(cx->rs, q), tl = sg_readset_len(cx->rs, t);
     const uint32_t min_span = (uint32_t)(SG_OVL_INT_FRAC * cx->o.min_overlap);
-    if (n < MIN_ANCHORS) return;
-    uint32_t shared = 0;
-    for (size_t i = 0; i < n; i++) shared += !(c[idx[i]].key & HIT_REP);
-    uint32_t q0 = (uint32_t)(c[idx[0]].key >> 32), q1 = (uint32_t)(c[idx[n - 1]].key >> 32);
-    uint32_t t0 = (uint32_t)(c[idx[0]].key & 0x7fffffff), t1 = (uint32_t)(c[idx[n - 1]].key & 0x7fffffff);
-    sg_overlap_t o = {.q = q, .t = t, .rev = (uint8_t)rev, .anchors = (uint32_t)n};
+    if (c->n < SG_CHAIN_MIN_ANCHORS) return 0;
+    const uint32_t q0 = sg_hit_qpos(c->first), q1 = sg_hit_qpos(c->last);
+    const uint32_t t0 = sg_hit_tpos(c->first), t1 = sg_hit_tpos(c->last);
+    sg_overlap_t o = {.q = q, .t = t, .rev = (uint8_t)rev, .anchors = c->n};
     o.qs = q0 >= (uint32_t)k - 1 ? q0 - (k - 1) : 0;
     o.qe = q1 + 1 < ql ? q1 + 1 : ql;
     uint32_t ts = t0 >= (uint32_t)k - 1 ? t0 - (k - 1) : 0, te = t1 + 1 < tl ? t1 + 1 : tl;
     if (ts > te) ts = te;
     o.ts = rev ? tl - te : ts;
     o.te = rev ? tl - ts : te;
-    if (o.qe - o.qs < min_span || o.te - o.ts < min_span) return;
+    if (o.qe - o.qs < min_span || o.te - o.ts < min_span) return 0;
     /* identity from the share of q's minimizers in the span that the chain
      * holds, as minimap2's divergence: a minimizer from a bucket above
      * max_occ counts as shared (sequence of the repeat that both hold) */
-    size_t lo = mini_at(qb->sb.mini, n_mini, q0), hi = mini_at(qb->sb.mini, n_mini, q1 + 1);
-    uint32_t n_rep = qb->rep_before[hi] - qb->rep_before[lo], n_all = (uint32_t)(hi - lo);
-    double frac = n_all ? (double)(shared + n_rep) / n_all : 1;
+    double frac = n_all ? (double)(c->shared + n_rep) / n_all : 1;
     o.identity = (float)(frac >= 1 ? 1 : pow(frac, 1.0 / k));
-    if (qb->n_ov == qb->m_ov) qb->ov = sg_realloc(qb->ov, (qb->m_ov = qb->m_ov ? 2 * qb->m_ov : 64) * sizeof *qb->ov);
-    qb->ov[qb->n_ov++] = o;
+    *out = o;
+    return 1;
 }
 
-/* Chains of q with t on strand rev from hits h[0..n) (sorted by diagonal):
- * hits whose diagonals follow one another within CLUSTER_GAP form a band
- * (the diagonal of an overlap drifts with the reads' insertions and
- * deletions); a band wider than BAND_WIDTH (a tandem array, where the
- * hits lie on every multiple of the period) is taken in windows of that
- * width, half overlapping. In each band or window, the longest co-linear
- * chain of the hits not yet chained is an overlap. */
+static void add_overlap(qbuf_t *qb, const sg_overlap_t *o)
+{
+    if (qb->n_ov == qb->m_ov) qb->ov = sg_realloc(qb->ov, (qb->m_ov = qb->m_ov ? 2 * qb->m_ov : 64) * sizeof *qb->ov);
+    qb->ov[qb->n_ov++] = *o;
+}
+
+/* The chain of a window of the band in qb->band as the overlap of q with t
+ * on strand rev, when it is one. */
+static void window_overlap(const ctx_t *cx, uint32_t q, uint32_t t, uint32_t rev, const uint32_t *a, uint32_t na,
+                           const uint32_t *b, uint32_t nb, size_t n_mini, qbuf_t *qb)
+{
+    sg_chain_t c;
+    sg_chain_window(&qb->band[0].key, 2, a, na, b, nb, qb->used, qb->wcand, qb->wval, qb->tail, qb->pred, &c);
+    if (c.n < SG_CHAIN_MIN_ANCHORS) return;
+    size_t lo = mini_at(qb->sb.mini, n_mini, sg_hit_qpos(c.first)), hi = mini_at(qb->sb.mini, n_mini, sg_hit_qpos(c.last) + 1);
+    sg_overlap_t o;
+    if (chain_overlap(cx, q, t, rev, &c, qb->rep_before[hi] - qb->rep_before[lo], (uint32_t)(hi - lo), &o)) add_overlap(qb, &o);
+}
+
+/* Chains of q with t on strand rev from hits h[0..n) (sorted by key), band
+ * by band, window by window (scc_chain.h). */
 static void chain_group(const ctx_t *cx, uint32_t q, uint32_t t, uint32_t rev, const hit_t *h, size_t n, size_t n_mini,
                         qbuf_t *qb)
 {
     for (size_t b = 0, e; b < n; b = e) {
-        for (e = b + 1; e < n && (h[e].key & 0x7fffffff) - (h[e - 1].key & 0x7fffffff) <= CLUSTER_GAP; e++) {}
-        if (e - b < MIN_ANCHORS) continue;
-        const int64_t d_first = (int64_t)(h[b].key & 0x7fffffff), d_last = (int64_t)(h[e - 1].key & 0x7fffffff);
-        memset(qb->used + b, 0, e - b);
-        for (int64_t w0 = d_first;; w0 += BAND_WIDTH / 2) {
-            int64_t w1 = d_last - d_first <= BAND_WIDTH ? d_last : w0 + BAND_WIDTH - 1;
-            size_t m = 0;
-            for (size_t i = b; i < e; i++) {
-                int64_t d = (int64_t)(h[i].key & 0x7fffffff);
-                if (d >= w0 && d <= w1 && !qb->used[i]) qb->band[m++] = (hit_t){h[i].val, i}; /* by q position */
-            }
-            radix_hits(qb->band, qb->tmp, m);
-            size_t u = 0; /* a hit twice (a repeat's windows) counts once */
-            for (size_t i = 0; i < m; i++)
-                if (!u || qb->band[i].key != qb->band[u - 1].key) qb->band[u++] = qb->band[i];
-            size_t len = u >= MIN_ANCHORS ? longest_chain(qb->band, u, qb, qb->chain) : 0;
-            for (size_t i = 0; i < len; i++) qb->used[qb->band[qb->chain[i]].val] = 1;
-            report_chain(cx, q, t, rev, qb->band, qb->chain, len, n_mini, qb);
-            if (w1 >= d_last) break;
+        for (e = b + 1; e < n && sg_hit_diag(h[e].key) - sg_hit_diag(h[e - 1].key) <= SG_CHAIN_GAP; e++) {}
+        if (e - b < SG_CHAIN_MIN_ANCHORS) continue;
+        const int64_t d_first = sg_hit_diag(h[b].key), d_last = sg_hit_diag(h[e - 1].key);
+        const uint32_t m = (uint32_t)(e - b);
+        for (uint32_t i = 0; i < m; i++) qb->band[i] = (hit_t){h[b + i].val, h[b + i].key};
+        radix_hits(qb->band, qb->tmp, m); /* by val */
+        memset(qb->used, 0, m);
+        if (!sg_chain_wide(d_first, d_last)) {
+            window_overlap(cx, q, t, rev, NULL, m, NULL, 0, n_mini, qb);
+            continue;
+        }
+        const uint32_t n_sl = sg_chain_slices(&qb->band[0].val, 2, m, d_first, d_last, qb->order, qb->start);
+        for (uint32_t w = 0; w < n_sl; w++) {
+            const uint32_t *sa = qb->order + qb->start[w], *sb = qb->order + qb->start[w + 1];
+            const uint32_t na = qb->start[w + 1] - qb->start[w], nb = w + 1 < n_sl ? qb->start[w + 2] - qb->start[w + 1] : 0;
+            window_overlap(cx, q, t, rev, sa, na, sb, nb, n_mini, qb);
+            if (sg_chain_last_window(d_first, d_last, w)) break;
         }
     }
 }
@@ -788,9 +760,12 @@ static void query_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
     /* per read t and strand, chains in bands of near diagonals */
     if (qb->n_hit > qb->m_chain) {
         qb->m_chain = qb->n_hit;
-        qb->f = sg_realloc(qb->f, qb->m_chain * sizeof *qb->f);
+        qb->tail = sg_realloc(qb->tail, qb->m_chain * sizeof *qb->tail);
         qb->pred = sg_realloc(qb->pred, qb->m_chain * sizeof *qb->pred);
-        qb->chain = sg_realloc(qb->chain, qb->m_chain * sizeof *qb->chain);
+        qb->wcand = sg_realloc(qb->wcand, qb->m_chain * sizeof *qb->wcand);
+        qb->wval = sg_realloc(qb->wval, qb->m_chain * sizeof *qb->wval);
+        qb->order = sg_realloc(qb->order, qb->m_chain * sizeof *qb->order);
+        qb->start = sg_realloc(qb->start, (qb->m_chain + 4) * sizeof *qb->start);
         qb->used = sg_realloc(qb->used, qb->m_chain);
     }
     for (size_t g = 0, gend; g < qb->n_hit; g = gend) {
@@ -811,9 +786,12 @@ static void free_qbuf(qbuf_t *qb)
     free(qb->cand);
     free(qb->qk);
     free(qb->tk);
-    free(qb->f);
+    free(qb->tail);
     free(qb->pred);
-    free(qb->chain);
+    free(qb->wcand);
+    free(qb->wval);
+    free(qb->order);
+    free(qb->start);
     free(qb->used);
 }
 
