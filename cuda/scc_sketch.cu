@@ -20,7 +20,9 @@
 
 #include "../src/dna.h"
 #include "cuda_util.h"
+#include "scc_chain.cuh"
 #include "scc_cuda.h"
+#include "scc_devmem.cuh"
 
 extern "C" {
 #include "../src/cli.h"
@@ -35,13 +37,7 @@ constexpr int kThreads = 256;
 // reads are sketched by smaller blocks: one read a thread, and a block's reads end at different times
 constexpr int kSketchThreads = 64;
 
-unsigned grid(uint64_t n, int threads = kThreads)
-{
-    uint64_t b = (n + threads - 1) / threads;
-    return (unsigned)(b < 1 ? 1 : b > (1u << 20) ? (1u << 20) : b);
-}
-
-#define FOR_EACH(i, n) for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < (n); i += (uint64_t)gridDim.x * blockDim.x)
+unsigned grid(uint64_t n, int threads = kThreads) { return sg_grid(n, threads); }
 #define CK SG_CUDA_CHECK
 
 // ---- kernels ----------------------------------------------------------------
@@ -81,10 +77,10 @@ __global__ void __launch_bounds__(kSketchThreads) k_count(Reads r, const uint8_t
     }
 }
 
-// Read i's minimizers at off[i]: hash, and read << 32 | position << 1 | strand.
+// Read i's minimizers at off[i]: hash, and read << 32 | position << 1 | strand; and their positions.
 __global__ void __launch_bounds__(kSketchThreads) k_write(Reads r, const uint8_t *codes, int k, int w, int hpc,
                                                           const unsigned long long *off, sg_mini_t *mini,
-                                                          uint64_t *keys, uint64_t *vals)
+                                                          uint64_t *keys, uint64_t *vals, uint32_t *mpos)
 {
     FOR_EACH(t, r.n) {
         const uint32_t i = r.order[t];
@@ -94,6 +90,7 @@ __global__ void __launch_bounds__(kSketchThreads) k_write(Reads r, const uint8_t
         for (uint64_t j = 0; j < n; j++) {
             keys[o + j] = mini[o + j].h;
             vals[o + j] = id | mini[o + j].pos << 1 | mini[o + j].rev;
+            mpos[o + j] = mini[o + j].pos;
         }
     }
 }
@@ -104,12 +101,16 @@ __global__ void k_flag(const uint64_t *keys, uint64_t n, uint32_t *keep)
     FOR_EACH(i, n) keep[i] = (i > 0 && keys[i - 1] == keys[i]) || (i + 1 < n && keys[i + 1] == keys[i]);
 }
 
-// The kept ones, to their places (pos: an exclusive scan of keep).
+// The kept ones, to their places (pos: an exclusive scan of keep), and 1 in
+// first where a bucket (a hash's run) starts.
 __global__ void k_scatter(const uint64_t *keys, const uint64_t *vals, const uint32_t *keep, const uint32_t *pos,
-                          uint64_t n, int hb, sg_mrec_t *out)
+                          uint64_t n, int hb, sg_mrec_t *out, uint32_t *first)
 {
     const uint64_t lo = ((uint64_t)1 << hb) - 1;
-    FOR_EACH(i, n) if (keep[i]) out[pos[i]] = sg_mrec_t{(uint32_t)(keys[i] & lo), (uint32_t)(vals[i] >> 32), (uint32_t)vals[i]};
+    FOR_EACH(i, n) if (keep[i]) {
+        out[pos[i]] = sg_mrec_t{(uint32_t)(keys[i] & lo), (uint32_t)(vals[i] >> 32), (uint32_t)vals[i]};
+        first[pos[i]] = i == 0 || keys[i - 1] != keys[i];
+    }
 }
 
 // The first kept record of each partition (part[SG_OVL_PARTS]: all of them).
@@ -175,72 +176,16 @@ struct Seconds {
     double init, upload, sketch, sort, select, download, total;
 };
 
-struct Index {
+struct Index : DevMem {
     int id, local;
     pthread_t warm_thread;
     int warm_started;
     char device[128];
-    char err[512];
-    static constexpr size_t errsz = sizeof err;
-    size_t dev_bytes, dev_peak;
     Seconds sec;
-    uint64_t reads, bases, sketched, kept;
-
-    // one run's buffers
-    struct Buf {
-        void *p;
-        size_t n;
-    } buf[16];
-    int n_buf;
-
-    int dev_alloc(void **p, size_t n, const char *what)
-    {
-        char holds[96];
-        snprintf(holds, sizeof holds, "the index of %llu bases of reads", (unsigned long long)bases);
-        SG_TRY(sg_cuda_malloc(p, n, what, holds, "use the cpu backend or a larger device", err, errsz));
-        buf[n_buf++] = Buf{*p, n};
-        dev_bytes += n;
-        if (dev_bytes > dev_peak) dev_peak = dev_bytes;
-        return 0;
-    }
-
-    template <typename T> int alloc(T **p, size_t n, const char *what)
-    {
-        return dev_alloc((void **)p, n * sizeof(T), what);
-    }
-
-    void dev_free(void *p)
-    {
-        for (int i = 0; i < n_buf; i++)
-            if (buf[i].p == p) {
-                cudaFree(p);
-                dev_bytes -= buf[i].n;
-                buf[i] = buf[--n_buf];
-                return;
-            }
-    }
-
-    void release()
-    {
-        while (n_buf) dev_free(buf[n_buf - 1].p);
-    }
-
-    // Whether need more bytes fit in the device's free memory (or SEQGPU_CUDA_MEM_LIMIT).
-    int check_memory(size_t need, const char *what)
-    {
-        size_t free_b = 0, total_b = 0, limit;
-        CK(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-        SG_TRY(sg_cuda_mem_limit(&limit, err, errsz));
-        if (limit) free_b = limit > dev_bytes ? (limit - dev_bytes < free_b ? limit - dev_bytes : free_b) : 0;
-        if (need > free_b) {
-            snprintf(err, errsz,
-                     "%s of %llu bases of reads needs about %.2f GB more device memory; %.2f GB are free; use the "
-                     "cpu backend or a larger device",
-                     what, (unsigned long long)bases, need / 1e9, free_b / 1e9);
-            return SG_ERR_DEVICE;
-        }
-        return 0;
-    }
+    uint64_t reads, sketched, kept;
+    ChainIndex cix; // what the chaining needs, on the device from build to chain
+    int have_cix;
+    ChainSeconds chain;
 
     void warm_join()
     {
@@ -257,25 +202,6 @@ struct Index {
         CK(cudaFree(NULL), "creating the CUDA context");
         snprintf(device, sizeof device, "%s", prop.name);
         sec.init = sg_realtime() - t0;
-        return 0;
-    }
-
-    template <typename F> int run_cub(const char *what, F call)
-    {
-        size_t need = 0;
-        CK(call(nullptr, need), what);
-        void *tmp;
-        SG_TRY(dev_alloc(&tmp, need, "CUB scratch"));
-        CK(call(tmp, need), what);
-        dev_free(tmp);
-        return 0;
-    }
-
-    int sync(const char *what, double *s, double t0)
-    {
-        CK(cudaGetLastError(), what);
-        CK(cudaDeviceSynchronize(), what);
-        *s += sg_realtime() - t0;
         return 0;
     }
 
@@ -359,22 +285,23 @@ struct Index {
         *out = (sg_mrec_t *)sg_malloc((total + 1) * sizeof **out);
         pf.start(*out, (total + 1) * sizeof **out, o->n_threads);
         // the sketches, then keys and values and their sorted copies, and the sort's scratch
-        SG_TRY(check_memory(total * (16 + 32) + (total * 16 + (64 << 20)), "the minimizer index"));
+        SG_TRY(check_memory(total * (16 + 32 + 4) + (total * 16 + (64 << 20)), "the minimizer index"));
         sg_mini_t *d_mini;
         uint64_t *d_keys[2], *d_vals[2];
         SG_TRY(alloc(&d_keys[0], total, "minimizer hashes"));
         SG_TRY(alloc(&d_vals[0], total, "minimizer places"));
         SG_TRY(alloc(&d_mini, total, "the sketches"));
+        uint32_t *d_mpos;
+        SG_TRY(alloc(&d_mpos, total + 1, "the minimizers' positions"));
         if (n)
             k_write<<<grid(n, kSketchThreads), kSketchThreads>>>(rd, d_codes, o->k, o->w, o->hpc, d_off, d_mini,
-                                                                 d_keys[0], d_vals[0]);
+                                                                 d_keys[0], d_vals[0], d_mpos);
         SG_TRY(sync("sketching the reads", &sec.sketch, t0));
         dev_free(d_mini);
         dev_free(d_codes);
-        dev_free(d_rid);
         dev_free(d_base);
         dev_free(d_cnt);
-        dev_free(d_off);
+        // the reads' numbers and lengths, and their minimizers' positions, stay for the chaining
 
         // sort by hash, stably: each hash's minimizers stay in read and position order
         t0 = sg_realtime();
@@ -408,9 +335,18 @@ struct Index {
         CK(cudaMemcpy(h_part, d_part, sizeof h_part, cudaMemcpyDeviceToHost), "copying the partitions");
         kept = h_part[SG_OVL_PARTS];
         sg_mrec_t *d_out;
+        uint32_t *d_first;
         SG_TRY(alloc(&d_out, kept + 1, "the index"));
-        if (total) k_scatter<<<grid(total), kThreads>>>(keys, vals, d_keep, d_pos, total, hb, d_out);
+        SG_TRY(alloc(&d_first, kept + 1, "the index's buckets"));
+        if (total) k_scatter<<<grid(total), kThreads>>>(keys, vals, d_keep, d_pos, total, hb, d_out, d_first);
         SG_TRY(sync("compacting minimizers", &sec.select, t0));
+        dev_free(d_keep);
+        dev_free(d_pos);
+        dev_free(d_part);
+        dev_free(keys);
+        dev_free(vals);
+        cix = ChainIndex{d_out, d_first, kept, d_rid, d_rid + n + 1, n, d_off, d_mpos, n_all, o->k};
+        have_cix = 1;
 
         t0 = sg_realtime();
         pf.join();
@@ -457,18 +393,47 @@ int x_build(sg_mindex_t *mx, const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_
     *out = NULL;
     memset(&x->sec, 0, sizeof x->sec);
     x->err[0] = 0;
+    x->release(); // an earlier build's, never chained
+    x->have_cix = 0;
     cudaGetLastError(); // an earlier caller's error is not this run's
     double t0 = sg_realtime();
     int r = x->run(rs, o, out, part);
-    x->release();
     x->sec.total = sg_realtime() - t0;
     if (r < 0) {
+        x->release();
+        x->have_cix = 0;
         snprintf(err, errsz, "CUDA device %d: %s", x->id, x->err);
         free(*out);
         *out = NULL;
         return SG_ERR_DEVICE;
     }
     *sketched = x->sketched;
+    return 0;
+}
+
+int x_chain(sg_mindex_t *mx, uint32_t max_occ, uint8_t *host, sg_chain_rec_t **out, size_t *n_out, uint64_t *hits,
+            char *err, size_t errsz)
+{
+    Index *x = (Index *)mx->priv;
+    *out = NULL;
+    *n_out = 0;
+    *hits = 0;
+    if (!x->have_cix) {
+        snprintf(err, errsz, "CUDA device %d: internal error: chaining without an index", x->id);
+        return SG_ERR_DEVICE;
+    }
+    double t0 = sg_realtime();
+    int r = sg_chain_device(*x, x->cix, max_occ, host, out, n_out, hits, &x->chain);
+    x->release();
+    x->have_cix = 0;
+    x->chain.total = sg_realtime() - t0;
+    if (r < 0) {
+        snprintf(err, errsz, "CUDA device %d: %s", x->id, x->err);
+        free(*out);
+        *out = NULL;
+        *n_out = 0;
+        return SG_ERR_DEVICE;
+    }
     return 0;
 }
 
@@ -482,12 +447,20 @@ void x_stats(const sg_mindex_t *mx, FILE *fp)
             x->device, (unsigned long long)x->reads, (unsigned long long)x->bases, (unsigned long long)x->sketched,
             (unsigned long long)x->kept, x->dev_peak, s->init, s->upload, s->sketch, s->sort, s->select, s->download,
             s->total);
+    const ChainSeconds *c = &x->chain;
+    fprintf(fp, ", \"chain\": {\"device_reads\": %llu, \"host_reads\": %llu, \"hits\": %llu, \"batches\": %u, "
+                "\"chains\": %llu, \"seconds\": {\"flag\": %.4f, \"hits\": %.4f, \"sort\": %.4f, \"bands\": %.4f, "
+                "\"chain\": %.4f, \"download\": %.4f, \"total\": %.4f}}",
+            (unsigned long long)c->device_reads, (unsigned long long)c->host_reads, (unsigned long long)c->hits,
+            c->batches, (unsigned long long)c->chains, c->flag, c->hits_s, c->sort, c->bands, c->chain, c->download,
+            c->total);
 }
 
 void x_free(sg_mindex_t *mx)
 {
     Index *x = (Index *)mx->priv;
     x->warm_join();
+    x->release();
     free(x);
     free(mx);
 }
@@ -507,6 +480,7 @@ extern "C" int sg_mindex_cuda(const sg_graph_opts_t *o, sg_mindex_t **out, char 
     sg_mindex_t *mx = (sg_mindex_t *)sg_calloc(1, sizeof *mx);
     mx->name = "cuda";
     mx->build = x_build;
+    mx->chain = x_chain;
     mx->stats = x_stats;
     mx->free = x_free;
     mx->priv = x;

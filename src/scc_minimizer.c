@@ -128,6 +128,11 @@ typedef struct {
     sg_mrec_t *dev_rec;     /* a device's index, and where each partition's starts */
     size_t dev_part[N_PART + 1];
     uint32_t max_occ;
+    /* a device's chains: those of read q are dev[dev_first[q] .. dev_first[q + 1]),
+     * except for the reads marked in host, which the host chains */
+    const sg_chain_rec_t *dev;
+    size_t *dev_first;
+    uint8_t *host;
     sg_ovl_stats_t *st;
     sg_overlap_sink_t sink;
     void *sink_arg;
@@ -414,7 +419,7 @@ typedef struct {
 } qbuf_t;
 
 /* repeats: reads scanned for partners in each bucket, and at most this many
- * partners; a read with more occurrences of a minimizer than REP_MAX_PER_READ
+ * partners; a read with more occurrences of a minimizer than SG_REP_MAX_PER_READ
  * gives one per window of SG_REP_WINDOW bases. Inside a long tandem array
  * those still pair with every other (hits that grow with the square of the
  * reads' lengths): when a read's repeat hits would pass a budget,
@@ -427,7 +432,6 @@ typedef struct {
  * reads' ends). */
 #define REP_SCAN 64
 #define REP_PARTNERS_MAX 64
-#define REP_MAX_PER_READ 16
 #define SG_REP_WINDOW 256
 #define REP_HITS_PER_MINI 8
 #define REP_HITS_MIN (1u << 20)
@@ -511,7 +515,7 @@ static uint32_t rep_sample(const ent_t *e, uint32_t n, uint32_t len, uint32_t th
     uint32_t m = 0, last = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t pos = e[i].ps >> 1;
-        if (n > REP_MAX_PER_READ && i && pos / SG_REP_WINDOW == last / SG_REP_WINDOW) continue;
+        if (n > SG_REP_MAX_PER_READ && i && pos / SG_REP_WINDOW == last / SG_REP_WINDOW) continue;
         last = pos;
         if (thin > 1 && pos >= REP_END && (uint64_t)pos + REP_END < len &&
             (mix64((uint64_t)e[i].rid << 32 | pos) & (thin - 1)))
@@ -740,7 +744,7 @@ static void query_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
             /* a bucket that q holds many times (a tandem array in q) is a
              * repeat's too, whatever its size: its pairs in full grow with
              * the square of q's length */
-            if (!is_rep && n > REP_MAX_PER_READ) is_rep = read_entries(e, n, q, &iq) > REP_MAX_PER_READ;
+            if (!is_rep && n > SG_REP_MAX_PER_READ) is_rep = read_entries(e, n, q, &iq) > SG_REP_MAX_PER_READ;
             qb->rep_before[i + 1] = qb->rep_before[i] + is_rep;
             if (is_rep) {
                 if (qb->n_rep == qb->m_rep) qb->rep = sg_realloc(qb->rep, (qb->m_rep = qb->m_rep ? 2 * qb->m_rep : 256) * sizeof *qb->rep);
@@ -807,12 +811,25 @@ static void free_block_ovl(void *p)
     free(b);
 }
 
+/* The overlaps of q from a device's chains. */
+static void device_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
+{
+    for (size_t i = cx->dev_first[q]; i < cx->dev_first[q + 1]; i++) {
+        const sg_chain_rec_t *d = &cx->dev[i];
+        sg_overlap_t o;
+        if (chain_overlap(cx, q, d->t, d->rev, &d->c, 0, d->n_all, &o)) add_overlap(qb, &o);
+    }
+}
+
 static int query_block(void *vctx, size_t bi, void **out)
 {
     ctx_t *cx = vctx;
     qbuf_t qb = {0};
-    for (uint32_t q = cx->block[bi]; q < cx->block[bi + 1]; q++)
-        if (sg_readset_stored(cx->rs, q)) query_read(cx, q, &qb);
+    for (uint32_t q = cx->block[bi]; q < cx->block[bi + 1]; q++) {
+        if (!sg_readset_stored(cx->rs, q)) continue;
+        if (cx->dev_first && !cx->host[q]) device_read(cx, q, &qb);
+        else query_read(cx, q, &qb);
+    }
     __atomic_fetch_add(&cx->st->hits, qb.hits, __ATOMIC_RELAXED);
     block_ovl_t *b = sg_malloc(sizeof *b);
     b->ov = qb.ov;
@@ -871,6 +888,22 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     }
     st->index_s = sg_realtime() - t0;
     t0 = sg_realtime();
+    sg_chain_rec_t *dev = NULL;
+    if (r == 0 && o->index && o->index->chain) { /* the device chains all but the repeat reads */
+        const uint32_t n = sg_readset_n(rs);
+        size_t n_dev = 0;
+        uint64_t hits = 0;
+        cx->host = sg_calloc((size_t)n + 1, 1);
+        r = o->index->chain(o->index, cx->max_occ, cx->host, &dev, &n_dev, &hits, err, errsz);
+        if (r == 0) {
+            st->hits += hits;
+            for (uint32_t q = 0; q < n; q++) st->device_reads += sg_readset_stored(rs, q) && !cx->host[q];
+            cx->dev = dev;
+            cx->dev_first = sg_calloc((size_t)n + 2, sizeof *cx->dev_first);
+            for (size_t i = 0; i < n_dev; i++) cx->dev_first[dev[i].q + 1]++;
+            for (uint32_t q = 0; q <= n; q++) cx->dev_first[q + 1] += cx->dev_first[q];
+        }
+    }
     pfor_t query = {.n = cx->n_block, .work = query_block, .collect = emit_block, .free_out = free_block_ovl, .ctx = cx};
     if (r == 0) r = parallel_for(&query, nt);
     st->overlap_s = sg_realtime() - t0;
@@ -882,6 +915,9 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
         free(pa->dir);
     }
     free(cx->block);
+    free(cx->host);
+    free(cx->dev_first);
+    free(dev);
     free(cx);
     return r;
 }

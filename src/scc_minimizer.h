@@ -30,6 +30,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "scc_chain.h"
 #include "scc_overlap.h"
 #include "scc_readset.h"
 #include "scc_sketch.h"
@@ -57,6 +58,17 @@ typedef struct {
 
 typedef struct sg_ovl_opts sg_ovl_opts_t;
 
+/* A chain of q with t on strand rev found on a device, whose span holds
+ * n_all of q's minimizers. */
+typedef struct {
+    uint32_t q, t, rev, n_all;
+    sg_chain_t c;
+} sg_chain_rec_t;
+
+/* The repeats' rules: a read holding a bucket's minimizer more than this
+ * many times takes the repeat path for it, whatever the bucket's size. */
+#define SG_REP_MAX_PER_READ 16
+
 /* An index builder on a device (cuda/scc_sketch.cu). */
 typedef struct sg_mindex sg_mindex_t;
 struct sg_mindex {
@@ -71,6 +83,19 @@ struct sg_mindex {
      */
     int (*build)(sg_mindex_t *x, const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_mrec_t **out,
                  size_t part[SG_OVL_PARTS + 1], uint64_t *sketched, char *err, size_t errsz);
+    /**
+     * Optional, after build (and only then): the chains (src/scc_chain.h)
+     * of the reads whose minimizers are all in buckets of max_occ or fewer
+     * occurrences, each held by the read SG_REP_MAX_PER_READ times or fewer;
+     * host[i] (sg_readset_n(rs) bytes, zeroed by the caller) is set to 1
+     * for every other stored read, left to the host. The chains go to *out
+     * (sg_malloc'd, *n_out of them) in order of q, and of each q's as the
+     * host finds them; *hits: the hits chained. The device's memory of
+     * build is freed, whatever the outcome.
+     * @return 0, or SG_ERR_DEVICE with the reason in err
+     */
+    int (*chain)(sg_mindex_t *x, uint32_t max_occ, uint8_t *host, sg_chain_rec_t **out, size_t *n_out,
+                 uint64_t *hits, char *err, size_t errsz);
     /** Optional: JSON members (no braces) for --stats, after build. */
     void (*stats)(const sg_mindex_t *x, FILE *fp);
     void (*free)(sg_mindex_t *x);
@@ -96,6 +121,7 @@ typedef struct {
     uint32_t max_occ;     /* the limit used */
     uint64_t rep_buckets; /* buckets above it */
     uint64_t hits;        /* hits chained */
+    uint64_t device_reads; /* reads chained on o->index's device (the others on the host's threads) */
     uint64_t overlaps;    /* chains reported */
     double index_s, overlap_s;
 } sg_ovl_stats_t;

@@ -40,7 +40,7 @@ same_files() {
     done
 }
 
-@test "overlap gpu: the cpu's files and overlaps, from 1 and 4 threads; the index was built on the device" {
+@test "overlap gpu: the cpu's files and overlaps, from 1 and 4 threads, in batches; index and chains on the device" {
     sim
     seqgpu scc -q -g overlap -b cpu -t 2 -p "$T/cpu" --write-overlaps "$T/cpu.paf" "$S/pb_0001.fastq"
     for t in 1 4; do
@@ -49,6 +49,13 @@ same_files() {
         same_files "$T/cpu" "$T/gpu$t"
         cmp "$T/cpu.paf" "$T/gpu$t.paf" || fail "the overlaps differ ($t threads)"
     done
+    # the device's chaining in batches of a few reads
+    SEQGPU_CUDA_CHAIN_BATCH=100000 seqgpu scc -q -g overlap -b cuda -p "$T/b" --write-overlaps "$T/b.paf" \
+        --stats "$T/b.json" "$S/pb_0001.fastq"
+    same_files "$T/cpu" "$T/b"
+    cmp "$T/cpu.paf" "$T/b.paf" || fail "the overlaps differ (batches)"
+    python3 -c "import json; c = json.load(open('$T/b.json'))['index_cuda']['chain']; assert c['batches'] > 5, c" ||
+        fail "batches: $(cat "$T/b.json")"
     [ "$(wc -l < "$T/cpu.repeats.tsv")" -ge 4 ] || fail "too few repeats: $(cat "$T/cpu.repeats.tsv")"
     python3 - "$T/s4.json" <<'PY' || fail "stats: $(cat "$T/s4.json")"
 import json, sys
@@ -57,6 +64,10 @@ assert s['graph_backend'] == 'cuda' and s['minimizers']['index'] == 'cuda', s
 d = s['index_cuda']
 assert d['minimizers'] == s['minimizers']['sketched'] and d['indexed'] == s['minimizers']['indexed'], d
 assert d['reads'] == s['reads'] and d['bases'] == s['bases'] and d['device_bytes_peak'] > 0, d
+c, m = d['chain'], s['minimizers']
+# most reads chained on the device; the arrays' (repeat buckets) on the host
+assert c['device_reads'] == m['reads_chained_on_device'] > s['reads'] / 2, (c, m)
+assert c['device_reads'] + c['host_reads'] == s['reads'] and c['host_reads'] > 0 and c['hits'] <= m['hits'], (c, m)
 PY
 }
 

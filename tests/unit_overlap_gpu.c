@@ -183,7 +183,59 @@ static int same_overlaps(const ovls_t *a, const ovls_t *b)
     return 1;
 }
 
-/* The overlaps from the device's index are the host's, field for field, and so are the counts. */
+/* The overlaps of rs with the device's index and chains are the host's,
+ * field for field, and so are the counts; with max_occ (0: chosen) and the
+ * device's chaining in batches of batch hits (NULL: as many as fit). */
+static void overlaps_same(const sg_readset_t *rs, uint32_t max_occ, const char *batch, const char *what)
+{
+    ovls_t cpu = {0}, gpu = {0};
+    sg_ovl_stats_t sc, sd;
+    sg_ovl_opts_t o;
+    sg_ovl_opts_default(&o, 3, 2000);
+    o.max_occ = max_occ;
+    char err[512] = "";
+    CHECK(sg_overlaps_find(rs, &o, collect, &cpu, &sc, err, sizeof err) == 0, "%s: cpu overlaps", what);
+    o.index = device_index();
+    if (batch) setenv("SEQGPU_CUDA_CHAIN_BATCH", batch, 1);
+    if (o.index) {
+        int r = sg_overlaps_find(rs, &o, collect, &gpu, &sd, err, sizeof err);
+        CHECK(r == 0, "%s: cuda overlaps: %s", what, err);
+        CHECK(cpu.n > 1000 && same_overlaps(&cpu, &gpu), "%s: overlaps: %zu on the cpu, %zu with the device", what,
+              cpu.n, gpu.n);
+        CHECK(sc.minimizers == sd.minimizers && sc.indexed == sd.indexed && sc.buckets == sd.buckets &&
+                  sc.max_occ == sd.max_occ && sc.rep_buckets == sd.rep_buckets && sc.hits == sd.hits,
+              "%s: counts differ: minimizers %llu/%llu, indexed %llu/%llu, buckets %llu/%llu, hits %llu/%llu", what,
+              (unsigned long long)sc.minimizers, (unsigned long long)sd.minimizers, (unsigned long long)sc.indexed,
+              (unsigned long long)sd.indexed, (unsigned long long)sc.buckets, (unsigned long long)sd.buckets,
+              (unsigned long long)sc.hits, (unsigned long long)sd.hits);
+        /* most reads chained on the device, the array's reads (a repeat above max_occ) on the host */
+        uint64_t stored, bases, n_short, short_bases;
+        sg_readset_totals(rs, &stored, &bases, &n_short, &short_bases);
+        CHECK(sc.device_reads == 0 && sd.device_reads > stored / 2 && (max_occ || sd.device_reads < stored),
+              "%s: %llu of %llu reads chained on the device", what, (unsigned long long)sd.device_reads,
+              (unsigned long long)stored);
+        o.index->free(o.index);
+    }
+    unsetenv("SEQGPU_CUDA_CHAIN_BATCH");
+    free(cpu.ov);
+    free(gpu.ov);
+}
+
+/* s with a block of 50 random bases after every 600: its overlaps with
+ * reads without drift 8% in diagonal, wider than a chaining window. */
+static char *stretched(const char *s)
+{
+    size_t n = strlen(s), m = 0;
+    char *out = malloc(n + n / 12 + 64), *blk = random_seq(50);
+    for (size_t i = 0; i < n; i++) {
+        out[m++] = s[i];
+        if (i % 600 == 599) memcpy(out + m, blk, 50), m += 50;
+    }
+    out[m] = 0;
+    free(blk);
+    return out;
+}
+
 static void test_overlaps_same(void)
 {
     const size_t glen = 300000;
@@ -193,28 +245,21 @@ static void test_overlaps_same(void)
     place_t pl[N];
     char **reads = simulate(g, glen, N, 2000, 12000, 0.1, pl);
     sg_readset_t *rs = make_readset(reads, N, 2000, 1 << 20);
-    ovls_t cpu = {0}, gpu = {0};
-    sg_ovl_stats_t sc, sd;
-    sg_ovl_opts_t o;
-    sg_ovl_opts_default(&o, 3, 2000);
-    char err[512] = "";
-    CHECK(sg_overlaps_find(rs, &o, collect, &cpu, &sc, err, sizeof err) == 0, "cpu overlaps");
-    o.index = device_index();
-    if (o.index) {
-        int r = sg_overlaps_find(rs, &o, collect, &gpu, &sd, err, sizeof err);
-        CHECK(r == 0, "cuda overlaps: %s", err);
-        CHECK(cpu.n > 1000 && same_overlaps(&cpu, &gpu),
-              "overlaps: %zu on the cpu, %zu with the device's index", cpu.n, gpu.n);
-        CHECK(sc.minimizers == sd.minimizers && sc.indexed == sd.indexed && sc.buckets == sd.buckets &&
-                  sc.max_occ == sd.max_occ && sc.rep_buckets == sd.rep_buckets && sc.hits == sd.hits,
-              "counts differ: minimizers %llu/%llu, indexed %llu/%llu, buckets %llu/%llu, hits %llu/%llu",
-              (unsigned long long)sc.minimizers, (unsigned long long)sd.minimizers, (unsigned long long)sc.indexed,
-              (unsigned long long)sd.indexed, (unsigned long long)sc.buckets, (unsigned long long)sd.buckets,
-              (unsigned long long)sc.hits, (unsigned long long)sd.hits);
-        o.index->free(o.index);
+    overlaps_same(rs, 0, NULL, "default");
+    /* batches of a few reads each, and one read a batch */
+    overlaps_same(rs, 0, "30000", "batches of 30000 hits");
+    overlaps_same(rs, 0, "1", "one read a batch");
+    /* no bucket above max_occ: the array's reads on the device too, in bands wider than a window */
+    overlaps_same(rs, 1u << 30, NULL, "max_occ 2^30");
+    sg_readset_free(rs);
+    /* every third read stretched: wide bands */
+    for (int i = 0; i < N; i += 3) {
+        char *s = stretched(reads[i]);
+        free(reads[i]);
+        reads[i] = s;
     }
-    free(cpu.ov);
-    free(gpu.ov);
+    rs = make_readset(reads, N, 2000, 1 << 20);
+    overlaps_same(rs, 0, NULL, "stretched reads");
     sg_readset_free(rs);
     for (int i = 0; i < N; i++) free(reads[i]);
     free(reads);

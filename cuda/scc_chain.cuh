@@ -1,0 +1,40 @@
+// The overlapper's chaining on a CUDA device (scc_chain.cu), from what the
+// minimizer index (scc_sketch.cu) leaves there.
+#ifndef SG_SCC_CHAIN_CUH
+#define SG_SCC_CHAIN_CUH
+
+#include <stdint.h>
+
+#include "scc_devmem.cuh"
+
+extern "C" {
+#include "../src/scc_minimizer.h"
+}
+
+// The index on the device: its records (sg_mrec_t: by hash, then read and
+// position; first[i] 1 where a bucket starts), and the stored reads j =
+// 0..n_stored-1 (in order of read number): their numbers, lengths, and the
+// positions of all their minimizers (mpos[moff[j] .. moff[j + 1]), in order).
+struct ChainIndex {
+    const sg_mrec_t *rec;
+    const uint32_t *first;
+    uint64_t n_rec;
+    const uint32_t *rid, *len;
+    uint32_t n_stored;
+    const unsigned long long *moff;
+    const uint32_t *mpos;
+    uint32_t n_reads; // all reads, stored or not
+    int k;
+};
+
+struct ChainSeconds {
+    uint64_t device_reads, host_reads, hits, chains;
+    unsigned batches;
+    double flag, hits_s, sort, bands, chain, download, total;
+};
+
+// sg_mindex_t's chain (scc_minimizer.h) on the index ix; m's buffers are left for the caller to release.
+int sg_chain_device(DevMem &m, const ChainIndex &ix, uint32_t max_occ, uint8_t *host, sg_chain_rec_t **out,
+                    size_t *n_out, uint64_t *hits, ChainSeconds *sec);
+
+#endif
