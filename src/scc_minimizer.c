@@ -138,17 +138,26 @@ typedef struct {
     void *sink_arg;
 } ctx_t;
 
-/* Blocks of about BLOCK_BASES of stored reads. */
+/* Blocks of about BLOCK_BASES of stored reads; with a device's chains, a
+ * read the host chains counts HOST_READ_WEIGHT times its bases: only the
+ * repeat reads are left to the host, and they cost that much more than
+ * turning a device's chains into overlaps (reads come in order of the
+ * genome from a simulator, so an array's reads would fill a few blocks and
+ * hold the run up on a few threads). */
+#define HOST_READ_WEIGHT 64
+
 static void make_blocks(ctx_t *cx)
 {
     uint32_t n = sg_readset_n(cx->rs);
     size_t m = 16;
+    free(cx->block);
     cx->block = sg_malloc(m * sizeof *cx->block);
     cx->n_block = 0;
     uint64_t acc = 0;
     cx->block[0] = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (sg_readset_stored(cx->rs, i)) acc += sg_readset_len(cx->rs, i);
+        if (sg_readset_stored(cx->rs, i))
+            acc += (uint64_t)sg_readset_len(cx->rs, i) * (cx->host && cx->host[i] ? HOST_READ_WEIGHT : 1);
         if (acc >= BLOCK_BASES || i + 1 == n) {
             if (cx->n_block + 2 > m) cx->block = sg_realloc(cx->block, (m *= 2) * sizeof *cx->block);
             cx->block[++cx->n_block] = i + 1;
@@ -902,6 +911,7 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
             cx->dev_first = sg_calloc((size_t)n + 2, sizeof *cx->dev_first);
             for (size_t i = 0; i < n_dev; i++) cx->dev_first[dev[i].q + 1]++;
             for (uint32_t q = 0; q <= n; q++) cx->dev_first[q + 1] += cx->dev_first[q];
+            make_blocks(cx);
         }
     }
     pfor_t query = {.n = cx->n_block, .work = query_block, .collect = emit_block, .free_out = free_block_ovl, .ctx = cx};

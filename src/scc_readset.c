@@ -58,9 +58,39 @@ void sg_readset_free(sg_readset_t *rs)
     free(rs);
 }
 
-/* The read put together in buf becomes read n (its name is in already). */
+/* A byte's 2-bit code, 4 for any byte that is not A/C/G/T (either case). */
+static uint8_t code_of[256];
+
+static void code_init(void)
+{
+    for (int c = 0; c < 256; c++) code_of[c] = (uint8_t)(sg_dna_code(c) < 0 ? 4 : sg_dna_code(c));
+}
+
+/* Base at (code b, 4: not A/C/G/T) of read i into packed, the byte cleared
+ * at its first base; a base that is not A/C/G/T is stored as A and joins
+ * the read's runs of them. */
+static inline void put_base(sg_readset_t *rs, uint32_t i, uint64_t at, int b)
+{
+    if (at % 4 == 0) rs->packed[at / 4] = 0;
+    if (b > 3) {
+        if (rs->n_amb && rs->amb[rs->n_amb - 1].at + rs->amb[rs->n_amb - 1].len == at && rs->n_amb > rs->amb_off[i]) {
+            rs->amb[rs->n_amb - 1].len++;
+        } else {
+            if (rs->n_amb == rs->m_amb) rs->amb = sg_realloc(rs->amb, (rs->m_amb = rs->m_amb ? 2 * rs->m_amb : 64) * sizeof *rs->amb);
+            rs->amb[rs->n_amb++] = (amb_run_t){at, 1};
+        }
+        b = 0;
+    }
+    rs->packed[at / 4] |= (uint8_t)(b << (2 * (at % 4)));
+}
+
+/* The read put together in buf becomes read n (its name is in already).
+ * Four bases at a time where they are all A/C/G/T: the only step of the
+ * reading that runs on one thread. */
 static void commit(sg_readset_t *rs)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, code_init);
     uint32_t i = rs->n;
     uint64_t len = rs->buf_len;
     rs->len[i] = (uint32_t)len;
@@ -70,22 +100,21 @@ static void commit(sg_readset_t *rs)
             rs->cap_bases = (rs->n_bases + len) * 3 / 2 + 1024;
             rs->packed = sg_realloc(rs->packed, (rs->cap_bases + 3) / 4);
         }
-        for (uint64_t j = 0; j < len; j++) {
-            int b = sg_dna_code(rs->buf[j]);
-            uint64_t at = rs->n_bases + j;
-            if (at % 4 == 0) rs->packed[at / 4] = 0;
-            if (b < 0) {
-                if (rs->n_amb && rs->amb[rs->n_amb - 1].at + rs->amb[rs->n_amb - 1].len == at &&
-                    rs->n_amb > rs->amb_off[i]) {
-                    rs->amb[rs->n_amb - 1].len++;
-                } else {
-                    if (rs->n_amb == rs->m_amb) rs->amb = sg_realloc(rs->amb, (rs->m_amb = rs->m_amb ? 2 * rs->m_amb : 64) * sizeof *rs->amb);
-                    rs->amb[rs->n_amb++] = (amb_run_t){at, 1};
-                }
-                b = 0;
+        const uint8_t *s = (const uint8_t *)rs->buf;
+        uint64_t j = 0, at = rs->n_bases;
+        for (; j < len && (at + j) % 4; j++) put_base(rs, i, at + j, code_of[s[j]]);
+        for (; j + 4 <= len; j += 4) {
+            const uint32_t c0 = code_of[s[j]], c1 = code_of[s[j + 1]], c2 = code_of[s[j + 2]], c3 = code_of[s[j + 3]];
+            if ((c0 | c1 | c2 | c3) & 4) {
+                put_base(rs, i, at + j, (int)c0);
+                put_base(rs, i, at + j + 1, (int)c1);
+                put_base(rs, i, at + j + 2, (int)c2);
+                put_base(rs, i, at + j + 3, (int)c3);
+            } else {
+                rs->packed[(at + j) / 4] = (uint8_t)(c0 | c1 << 2 | c2 << 4 | c3 << 6);
             }
-            rs->packed[at / 4] |= (uint8_t)(b << (2 * (at % 4)));
         }
+        for (; j < len; j++) put_base(rs, i, at + j, code_of[s[j]]);
         rs->n_bases += len;
     } else {
         rs->short_n++;
