@@ -188,7 +188,7 @@ __device__ void emit(const ChainIndex &ix, const uint32_t *j_of, uint32_t q, uin
     d.r.q = q;
     d.r.t = (uint32_t)(key0 >> 32);
     d.r.rev = (uint32_t)(key0 >> 31) & 1;
-    d.r.n_all = minimizers_in(ix, j_of[q], sg_hit_qpos(c.first), sg_hit_qpos(c.last) + 1);
+    d.r.n_all = j_of ? minimizers_in(ix, j_of[q], sg_hit_qpos(c.first), sg_hit_qpos(c.last) + 1) : 0;
     d.r.c = c;
     out[at] = d;
 }
@@ -196,8 +196,9 @@ __device__ void emit(const ChainIndex &ix, const uint32_t *j_of, uint32_t q, uin
 // One band a thread: its windows chained as the host chains them.
 __global__ void __launch_bounds__(kChainThreads) k_chain(const uint64_t *val, const uint64_t *key, const uint32_t *bbegin,
                                                          uint32_t n_bands, const uint32_t *off, uint32_t nq, uint32_t r0,
-                                                         ChainIndex ix, const uint32_t *j_of, Scratch s, DevChain *out,
-                                                         unsigned long long cap, unsigned long long *count)
+                                                         const uint32_t *qid, ChainIndex ix, const uint32_t *j_of,
+                                                         Scratch s, DevChain *out, unsigned long long cap,
+                                                         unsigned long long *count)
 {
     FOR_EACH(b, n_bands) {
         const uint32_t h0 = bbegin[b], m = bbegin[b + 1] - h0;
@@ -218,7 +219,7 @@ __global__ void __launch_bounds__(kChainThreads) k_chain(const uint64_t *val, co
             if (off[mid] <= h0) lo = mid + 1;
             else hi = mid;
         }
-        const uint32_t q = r0 + lo - 1;
+        const uint32_t q = qid ? qid[lo - 1] : r0 + lo - 1;
         sg_chain_t c;
         if (!sg_chain_wide(d_first, d_last)) {
             sg_chain_window(V, 1, NULL, m, NULL, 0, used, s.cand + h0, s.cv + h0, s.tail + h0, s.pred + h0, &c);
@@ -257,20 +258,172 @@ __global__ void k_gather(const DevChain *c, const uint32_t *idx, uint64_t n, sg_
 // scratch (used, cand, cv, tail, pred, order, start).
 constexpr size_t kHitBytes = 32 + 4 + 4 + 4 + 1 + 4 + 8 + 4 + 4 + 4 + 8;
 
+// Segments (reads) in batches of at most cap hits, one segment at least.
+struct Batches {
+    uint64_t cap = 0, biggest = 0;
+    uint32_t most = 0; // segments in a batch
+
+    void plan(const uint64_t *cnt, uint32_t n, uint64_t cap_)
+    {
+        cap = cap_;
+        for (uint32_t a = 0, b; a < n; a = b) {
+            uint64_t acc = next(cnt, n, a, &b);
+            biggest = acc > biggest ? acc : biggest;
+            most = b - a > most ? b - a : most;
+        }
+    }
+
+    // The batch from segment a: its end *b, its hits.
+    uint64_t next(const uint64_t *cnt, uint32_t n, uint32_t a, uint32_t *b) const
+    {
+        uint64_t acc = 0;
+        for (*b = a; *b < n && (*b == a || acc + cnt[*b] <= cap); (*b)++) acc += cnt[*b];
+        return acc;
+    }
+};
+
 struct Chainer {
     DevMem &m;
-    const ChainIndex &ix;
     ChainSeconds *sec;
     char *err;
     size_t errsz;
+    const char *what = "chaining the hits";
+    // a batch's buffers, for the biggest batch
+    uint64_t *key[2], *val[2];
+    uint32_t *flag, *bandno, *bbeg, *off, *cur, *qid;
+    Scratch s;
+    unsigned long long *count, chain_cap;
+    DevChain *chains;
+    // the chains so far, on the host
+    sg_chain_rec_t *out = nullptr;
+    size_t n_out = 0, m_out = 0;
 
-    Chainer(DevMem &mem, const ChainIndex &x, ChainSeconds *s) : m(mem), ix(x), sec(s), err(mem.err), errsz(mem.errsz) {}
+    Chainer(DevMem &mem, ChainSeconds *sc) : m(mem), sec(sc), err(mem.err), errsz(mem.errsz) {}
 
-    template <typename T> int alloc(T **p, size_t n, const char *what) { return m.alloc(p, n + 1, what); }
+    template <typename T> int alloc(T **p, size_t n, const char *w) { return m.alloc(p, n + 1, w); }
 
-    int run(uint32_t max_occ, uint8_t *host, sg_chain_rec_t **out, size_t *n_out, uint64_t *hits)
+    // The most hits a batch takes: what fits in 70% of the free memory (or SEQGPU_CUDA_CHAIN_BATCH).
+    int batch_cap(uint64_t *cap)
     {
-        memset(sec, 0, sizeof *sec);
+        size_t free_b;
+        SG_TRY(m.free_memory(&free_b));
+        *cap = free_b / 10 * 7 / kHitBytes;
+        const char *env = getenv("SEQGPU_CUDA_CHAIN_BATCH"); // the tests force many batches so
+        if (env && *env) *cap = strtoull(env, NULL, 10);
+        if (*cap > (1u << 31) - 1) *cap = (1u << 31) - 1;
+        return 0;
+    }
+
+    int alloc_batch(const Batches &b)
+    {
+        SG_TRY(m.check_memory(b.biggest * kHitBytes, what));
+        const uint64_t n = b.biggest;
+        SG_TRY(alloc(&key[0], n, "hits"));
+        SG_TRY(alloc(&key[1], n, "sorted hits"));
+        SG_TRY(alloc(&val[0], n, "hits"));
+        SG_TRY(alloc(&val[1], n, "sorted hits"));
+        SG_TRY(alloc(&flag, n, "band flags"));
+        SG_TRY(alloc(&bandno, n, "band numbers"));
+        SG_TRY(alloc(&bbeg, n + 1, "bands"));
+        SG_TRY(alloc(&off, (size_t)b.most + 1, "the reads' hits"));
+        SG_TRY(alloc(&cur, (size_t)b.most + 1, "the reads' hits"));
+        SG_TRY(alloc(&qid, (size_t)b.most + 1, "the reads"));
+        SG_TRY(alloc(&s.used, n, "chaining scratch"));
+        SG_TRY(alloc(&s.cand, n, "chaining scratch"));
+        SG_TRY(alloc(&s.cv, n, "chaining scratch"));
+        SG_TRY(alloc(&s.tail, n, "chaining scratch"));
+        SG_TRY(alloc(&s.pred, n, "chaining scratch"));
+        SG_TRY(alloc(&s.order, n, "chaining scratch"));
+        SG_TRY(alloc(&s.start, 5 * n + 4, "chaining scratch"));
+        SG_TRY(alloc(&count, 1, "the chain count"));
+        chain_cap = n / 32 + 4096;
+        SG_TRY(alloc(&chains, chain_cap, "the chains"));
+        return 0;
+    }
+
+    // Steps 3 to 5 of a batch of nq reads whose acc hits are in key[0] and
+    // val[0], read i's at off[i] (off[nq] = acc); read i is r0 + i, or qids[i]
+    // when qids (on the device) is given. n_all from ix when j_of is given.
+    int chain_batch(uint64_t acc, uint32_t nq, uint32_t r0, const uint32_t *qids, const ChainIndex &ix,
+                    const uint32_t *j_of)
+    {
+        sec->batches++;
+        // 3. each read's by key
+        double t0 = sg_realtime();
+        cub::DoubleBuffer<uint64_t> dk(key[0], key[1]), dv(val[0], val[1]);
+        SG_TRY(m.run_cub("sorting hits", [&](void *tmp, size_t &bytes) {
+            return cub::DeviceSegmentedSort::StableSortPairs(tmp, bytes, dk, dv, (int64_t)acc, (int64_t)nq, off, off + 1);
+        }));
+        SG_TRY(m.sync(what, &sec->sort, t0));
+        // 4. bands, each by val
+        t0 = sg_realtime();
+        k_band_flags<<<grid(acc), kThreads>>>(dk.Current(), acc, flag);
+        k_read_flags<<<grid(nq), kThreads>>>(off, nq, flag);
+        SG_TRY(m.run_cub("numbering bands", [&](void *tmp, size_t &bytes) {
+            return cub::DeviceScan::InclusiveSum(tmp, bytes, flag, bandno, (int64_t)acc);
+        }));
+        uint32_t n_bands = 0;
+        SG_CUDA_CHECK(cudaMemcpy(&n_bands, bandno + acc - 1, sizeof n_bands, cudaMemcpyDeviceToHost), "copying the band count");
+        const uint32_t acc32 = (uint32_t)acc;
+        SG_CUDA_CHECK(cudaMemcpy(bbeg + n_bands, &acc32, sizeof acc32, cudaMemcpyHostToDevice), "the bands' end");
+        k_band_begin<<<grid(acc), kThreads>>>(flag, bandno, acc, bbeg);
+        cub::DoubleBuffer<uint64_t> bk(dv.Current(), dv.Alternate()), bv(dk.Current(), dk.Alternate());
+        SG_TRY(m.run_cub("sorting bands", [&](void *tmp, size_t &bytes) {
+            return cub::DeviceSegmentedSort::StableSortPairs(tmp, bytes, bk, bv, (int64_t)acc, (int64_t)n_bands, bbeg,
+                                                             bbeg + 1);
+        }));
+        SG_TRY(m.sync(what, &sec->bands, t0));
+        // 5. the chains, in the host's order
+        t0 = sg_realtime();
+        unsigned long long n_ch = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            SG_CUDA_CHECK(cudaMemset(count, 0, sizeof *count), "clearing the chain count");
+            k_chain<<<grid(n_bands, kChainThreads), kChainThreads>>>(bk.Current(), bv.Current(), bbeg, n_bands, off, nq,
+                                                                     r0, qids, ix, j_of, s, chains, chain_cap, count);
+            SG_CUDA_CHECK(cudaMemcpy(&n_ch, count, sizeof n_ch, cudaMemcpyDeviceToHost), "copying the chain count");
+            if (n_ch <= chain_cap) break;
+            m.dev_free(chains); // more chains than room: again, with room for all
+            chain_cap = n_ch + n_ch / 4;
+            SG_TRY(alloc(&chains, chain_cap, "the chains"));
+        }
+        SG_TRY(m.sync(what, &sec->chain, t0));
+        t0 = sg_realtime();
+        if (n_ch) {
+            unsigned long long *ok[2];
+            uint32_t *idx[2];
+            sg_chain_rec_t *sorted;
+            SG_TRY(alloc(&ok[0], n_ch, "chain order"));
+            SG_TRY(alloc(&ok[1], n_ch, "chain order"));
+            SG_TRY(alloc(&idx[0], n_ch, "chain order"));
+            SG_TRY(alloc(&idx[1], n_ch, "chain order"));
+            SG_TRY(alloc(&sorted, n_ch, "sorted chains"));
+            k_order_keys<<<grid(n_ch), kThreads>>>(chains, n_ch, ok[0], idx[0]);
+            cub::DoubleBuffer<unsigned long long> ck(ok[0], ok[1]);
+            cub::DoubleBuffer<uint32_t> ci(idx[0], idx[1]);
+            SG_TRY(m.run_cub("sorting chains", [&](void *tmp, size_t &bytes) {
+                return cub::DeviceRadixSort::SortPairs(tmp, bytes, ck, ci, (int64_t)n_ch);
+            }));
+            k_gather<<<grid(n_ch), kThreads>>>(chains, ci.Current(), n_ch, sorted);
+            SG_CUDA_CHECK(cudaGetLastError(), "gathering chains");
+            if (n_out + n_ch > m_out) {
+                m_out = (n_out + n_ch) * 5 / 4 + 1024;
+                out = (sg_chain_rec_t *)sg_realloc(out, m_out * sizeof *out);
+            }
+            SG_CUDA_CHECK(cudaMemcpy(out + n_out, sorted, n_ch * sizeof *out, cudaMemcpyDeviceToHost), "copying the chains");
+            n_out += n_ch;
+            m.dev_free(sorted);
+            m.dev_free(ok[0]);
+            m.dev_free(ok[1]);
+            m.dev_free(idx[0]);
+            m.dev_free(idx[1]);
+        }
+        sec->download += sg_realtime() - t0;
+        return 0;
+    }
+
+    // The index's reads (sg_mindex_t chain).
+    int index_reads(const ChainIndex &ix, uint32_t max_occ, uint8_t *host, uint64_t *hits)
+    {
         double t0 = sg_realtime();
         const uint32_t nr = ix.n_reads;
         uint32_t *len_of, *j_of, *cnt, *bno, *bbegin;
@@ -280,191 +433,107 @@ struct Chainer {
         SG_TRY(alloc(&cnt, nr, "the reads' hit counts"));
         SG_TRY(alloc(&rep, nr, "the repeat reads"));
         SG_TRY(alloc(&bno, ix.n_rec, "the buckets' numbers"));
-        CK(cudaMemset(len_of, 0, ((size_t)nr + 1) * sizeof *len_of), "clearing the lengths");
-        CK(cudaMemset(j_of, 0xff, ((size_t)nr + 1) * sizeof *j_of), "clearing the places");
-        CK(cudaMemset(cnt, 0, ((size_t)nr + 1) * sizeof *cnt), "clearing the counts");
-        CK(cudaMemset(rep, 0, (size_t)nr + 1), "clearing the flags");
+        SG_CUDA_CHECK(cudaMemset(len_of, 0, ((size_t)nr + 1) * sizeof *len_of), "clearing the lengths");
+        SG_CUDA_CHECK(cudaMemset(j_of, 0xff, ((size_t)nr + 1) * sizeof *j_of), "clearing the places");
+        SG_CUDA_CHECK(cudaMemset(cnt, 0, ((size_t)nr + 1) * sizeof *cnt), "clearing the counts");
+        SG_CUDA_CHECK(cudaMemset(rep, 0, (size_t)nr + 1), "clearing the flags");
         if (ix.n_stored) k_reads<<<grid(ix.n_stored), kThreads>>>(ix, len_of, j_of);
         uint32_t n_bkt = 0;
         if (ix.n_rec) {
             SG_TRY(m.run_cub("numbering the buckets", [&](void *tmp, size_t &bytes) {
                 return cub::DeviceScan::InclusiveSum(tmp, bytes, ix.first, bno, (int64_t)ix.n_rec);
             }));
-            CK(cudaMemcpy(&n_bkt, bno + ix.n_rec - 1, sizeof n_bkt, cudaMemcpyDeviceToHost), "copying the bucket count");
+            SG_CUDA_CHECK(cudaMemcpy(&n_bkt, bno + ix.n_rec - 1, sizeof n_bkt, cudaMemcpyDeviceToHost),
+                          "copying the bucket count");
         }
         SG_TRY(alloc(&bbegin, (size_t)n_bkt + 1, "the buckets"));
         const uint32_t n_rec32 = (uint32_t)ix.n_rec;
-        CK(cudaMemcpy(bbegin + n_bkt, &n_rec32, sizeof n_rec32, cudaMemcpyHostToDevice), "the buckets' end");
+        SG_CUDA_CHECK(cudaMemcpy(bbegin + n_bkt, &n_rec32, sizeof n_rec32, cudaMemcpyHostToDevice), "the buckets' end");
         if (ix.n_rec) {
             k_bucket_begin<<<grid(ix.n_rec), kThreads>>>(ix.first, bno, ix.n_rec, bbegin);
             k_repeat<<<grid(ix.n_rec), kThreads>>>(ix.rec, bno, bbegin, ix.n_rec, max_occ, rep);
             k_count<<<grid(ix.n_rec), kThreads>>>(ix.rec, bno, bbegin, ix.n_rec, rep, cnt);
         }
         SG_TRY(m.sync("counting hits", &sec->flag, t0));
+        // the counts and flags to the host, the batches planned there
         uint8_t *h_rep = (uint8_t *)sg_malloc((size_t)nr + 1);
-        uint32_t *h_cnt = (uint32_t *)sg_malloc(((size_t)nr + 1) * sizeof *h_cnt);
+        uint32_t *h_cnt = (uint32_t *)sg_malloc(((size_t)nr + 1) * sizeof *h_cnt),
+                 *h_j = (uint32_t *)sg_malloc(((size_t)nr + 1) * sizeof *h_j);
+        uint64_t *cnt64 = (uint64_t *)sg_malloc(((size_t)nr + 1) * sizeof *cnt64);
         cudaError_t e = cudaMemcpy(h_rep, rep, nr, cudaMemcpyDeviceToHost);
         if (e == cudaSuccess) e = cudaMemcpy(h_cnt, cnt, (size_t)nr * sizeof *h_cnt, cudaMemcpyDeviceToHost);
-        uint32_t *h_j = (uint32_t *)sg_malloc(((size_t)nr + 1) * sizeof *h_j);
         if (e == cudaSuccess) e = cudaMemcpy(h_j, j_of, (size_t)nr * sizeof *h_j, cudaMemcpyDeviceToHost);
         int r = e == cudaSuccess ? 0 : sg_cuda_fail(err, errsz, "copying the hit counts", e);
-        uint64_t total = 0, most = 0;
-        for (uint32_t i = 0; r == 0 && i < nr; i++) {
+        uint64_t total = 0;
+        for (uint32_t i = 0; i < nr; i++) {
+            cnt64[i] = h_cnt[i];
+            total += h_cnt[i];
             if (h_j[i] == UINT32_MAX) continue; // not stored
             host[i] = h_rep[i];
             sec->host_reads += h_rep[i];
             sec->device_reads += !h_rep[i];
-            total += h_cnt[i];
-            most = h_cnt[i] > most ? h_cnt[i] : most;
         }
         free(h_rep);
         free(h_j);
-        sec->hits = *hits = total;
-        if (r == 0) r = batches(h_cnt, most, out, n_out, cnt, len_of, j_of, rep, bno, bbegin);
         free(h_cnt);
+        sec->hits = *hits = total;
+        Batches b;
+        uint64_t cap = 0;
+        if (r == 0) r = batch_cap(&cap);
+        if (r == 0) {
+            b.plan(cnt64, nr, cap);
+            r = alloc_batch(b);
+        }
+        for (uint32_t r0 = 0, r1; r == 0 && r0 < nr; r0 = r1) {
+            const uint64_t acc = b.next(cnt64, nr, r0, &r1);
+            if (!acc) continue;
+            const uint32_t nq = r1 - r0;
+            // 2. the hits, each read's at its place
+            t0 = sg_realtime();
+            r = m.run_cub("placing hits", [&](void *tmp, size_t &bytes) {
+                return cub::DeviceScan::ExclusiveSum(tmp, bytes, cnt + r0, off, (int64_t)nq + 1);
+            });
+            if (r < 0) break;
+            SG_CUDA_CHECK(cudaMemset(cur, 0, ((size_t)nq + 1) * sizeof *cur), "clearing the cursors");
+            k_fill<<<grid(ix.n_rec), kThreads>>>(ix.rec, bno, bbegin, ix.n_rec, rep, len_of, ix.k, r0, r1, off, cur,
+                                                 key[0], val[0]);
+            r = m.sync(what, &sec->hits_s, t0);
+            if (r == 0) r = chain_batch(acc, nq, r0, nullptr, ix, j_of);
+        }
+        free(cnt64);
         return r;
     }
 
-    // Reads in batches of at most cap hits (one read at least), each chained in turn.
-    int batches(const uint32_t *h_cnt, uint64_t most, sg_chain_rec_t **out, size_t *n_out, const uint32_t *cnt,
-                const uint32_t *len_of, const uint32_t *j_of, const uint8_t *rep, const uint32_t *bno,
-                const uint32_t *bbegin)
+    // Hits made on the host (sg_mindex_t chain_hits).
+    int host_hits(uint32_t n, const uint32_t *q, const uint64_t *hoff, const uint64_t *hkey, const uint64_t *hval)
     {
-        size_t free_b;
-        SG_TRY(m.free_memory(&free_b));
-        uint64_t cap = free_b / 10 * 7 / kHitBytes;
-        const char *env = getenv("SEQGPU_CUDA_CHAIN_BATCH"); // the tests force many batches so
-        if (env && *env) cap = strtoull(env, NULL, 10);
-        if (cap > (1u << 31) - 1) cap = (1u << 31) - 1;
-        if (cap < most) cap = most;
-        if (cap < 1) cap = 1;
-        // the largest batch sizes the buffers
-        const uint32_t nr = ix.n_reads;
-        uint64_t biggest = 0;
-        uint32_t most_reads = 0;
-        for (uint32_t r0 = 0, r1; r0 < nr; r0 = r1) {
-            uint64_t acc = 0;
-            for (r1 = r0; r1 < nr && (r1 == r0 || acc + h_cnt[r1] <= cap); r1++) acc += h_cnt[r1];
-            biggest = acc > biggest ? acc : biggest;
-            most_reads = r1 - r0 > most_reads ? r1 - r0 : most_reads;
+        uint64_t *cnt = (uint64_t *)sg_malloc(((size_t)n + 1) * sizeof *cnt);
+        uint32_t *o32 = (uint32_t *)sg_malloc(((size_t)n + 1) * sizeof *o32);
+        for (uint32_t i = 0; i < n; i++) cnt[i] = hoff[i + 1] - hoff[i];
+        Batches b;
+        uint64_t cap = 0;
+        int r = batch_cap(&cap);
+        if (r == 0) {
+            b.plan(cnt, n, cap);
+            r = alloc_batch(b);
         }
-        const char *what = "chaining the hits";
-        SG_TRY(m.check_memory(biggest * kHitBytes, what));
-        uint64_t *key[2], *val[2];
-        uint32_t *flag, *bandno, *bbeg, *off, *cur;
-        Scratch s;
-        SG_TRY(alloc(&key[0], biggest, "hits"));
-        SG_TRY(alloc(&key[1], biggest, "sorted hits"));
-        SG_TRY(alloc(&val[0], biggest, "hits"));
-        SG_TRY(alloc(&val[1], biggest, "sorted hits"));
-        SG_TRY(alloc(&flag, biggest, "band flags"));
-        SG_TRY(alloc(&bandno, biggest, "band numbers"));
-        SG_TRY(alloc(&bbeg, biggest + 1, "bands"));
-        SG_TRY(alloc(&off, (size_t)most_reads + 1, "the reads' hits"));
-        SG_TRY(alloc(&cur, (size_t)most_reads + 1, "the reads' hits"));
-        SG_TRY(alloc(&s.used, biggest, "chaining scratch"));
-        SG_TRY(alloc(&s.cand, biggest, "chaining scratch"));
-        SG_TRY(alloc(&s.cv, biggest, "chaining scratch"));
-        SG_TRY(alloc(&s.tail, biggest, "chaining scratch"));
-        SG_TRY(alloc(&s.pred, biggest, "chaining scratch"));
-        SG_TRY(alloc(&s.order, biggest, "chaining scratch"));
-        SG_TRY(alloc(&s.start, 5 * biggest + 4, "chaining scratch"));
-        unsigned long long *count, chain_cap = biggest / 32 + 4096;
-        SG_TRY(alloc(&count, 1, "the chain count"));
-        DevChain *chains;
-        SG_TRY(alloc(&chains, chain_cap, "the chains"));
-        size_t n_all = 0, m_all = 0;
-        *out = NULL;
-        for (uint32_t r0 = 0, r1; r0 < nr; r0 = r1) {
-            uint64_t acc = 0;
-            for (r1 = r0; r1 < nr && (r1 == r0 || acc + h_cnt[r1] <= cap); r1++) acc += h_cnt[r1];
+        const ChainIndex none = {};
+        for (uint32_t a = 0, e; r == 0 && a < n; a = e) {
+            const uint64_t acc = b.next(cnt, n, a, &e);
             if (!acc) continue;
-            sec->batches++;
-            const uint32_t nq = r1 - r0;
             double t0 = sg_realtime();
-            // 2. the hits, each read's at its place
-            SG_TRY(m.run_cub("placing hits", [&](void *tmp, size_t &bytes) {
-                return cub::DeviceScan::ExclusiveSum(tmp, bytes, cnt + r0, off, (int64_t)nq + 1);
-            }));
-            CK(cudaMemset(cur, 0, ((size_t)nq + 1) * sizeof *cur), "clearing the cursors");
-            k_fill<<<grid(ix.n_rec), kThreads>>>(ix.rec, bno, bbegin, ix.n_rec, rep, len_of, ix.k, r0, r1, off, cur,
-                                                 key[0], val[0]);
-            SG_TRY(m.sync(what, &sec->hits_s, t0));
-            // 3. each read's by key
-            t0 = sg_realtime();
-            cub::DoubleBuffer<uint64_t> dk(key[0], key[1]), dv(val[0], val[1]);
-            SG_TRY(m.run_cub("sorting hits", [&](void *tmp, size_t &bytes) {
-                return cub::DeviceSegmentedSort::StableSortPairs(tmp, bytes, dk, dv, (int64_t)acc, (int64_t)nq, off,
-                                                                 off + 1);
-            }));
-            SG_TRY(m.sync(what, &sec->sort, t0));
-            // 4. bands, each by val
-            t0 = sg_realtime();
-            k_band_flags<<<grid(acc), kThreads>>>(dk.Current(), acc, flag);
-            k_read_flags<<<grid(nq), kThreads>>>(off, nq, flag);
-            SG_TRY(m.run_cub("numbering bands", [&](void *tmp, size_t &bytes) {
-                return cub::DeviceScan::InclusiveSum(tmp, bytes, flag, bandno, (int64_t)acc);
-            }));
-            uint32_t n_bands = 0;
-            CK(cudaMemcpy(&n_bands, bandno + acc - 1, sizeof n_bands, cudaMemcpyDeviceToHost), "copying the band count");
-            const uint32_t acc32 = (uint32_t)acc;
-            CK(cudaMemcpy(bbeg + n_bands, &acc32, sizeof acc32, cudaMemcpyHostToDevice), "the bands' end");
-            k_band_begin<<<grid(acc), kThreads>>>(flag, bandno, acc, bbeg);
-            cub::DoubleBuffer<uint64_t> bk(dv.Current(), dv.Alternate()), bv(dk.Current(), dk.Alternate());
-            SG_TRY(m.run_cub("sorting bands", [&](void *tmp, size_t &bytes) {
-                return cub::DeviceSegmentedSort::StableSortPairs(tmp, bytes, bk, bv, (int64_t)acc, (int64_t)n_bands,
-                                                                 bbeg, bbeg + 1);
-            }));
-            SG_TRY(m.sync(what, &sec->bands, t0));
-            // 5. the chains, in the host's order
-            t0 = sg_realtime();
-            unsigned long long n_ch = 0;
-            for (int pass = 0; pass < 2; pass++) {
-                CK(cudaMemset(count, 0, sizeof *count), "clearing the chain count");
-                k_chain<<<grid(n_bands, kChainThreads), kChainThreads>>>(bk.Current(), bv.Current(), bbeg, n_bands, off,
-                                                                         nq, r0, ix, j_of, s, chains, chain_cap, count);
-                CK(cudaMemcpy(&n_ch, count, sizeof n_ch, cudaMemcpyDeviceToHost), "copying the chain count");
-                if (n_ch <= chain_cap) break;
-                m.dev_free(chains); // more chains than room: again, with room for all
-                chain_cap = n_ch + n_ch / 4;
-                SG_TRY(alloc(&chains, chain_cap, "the chains"));
-            }
-            SG_TRY(m.sync(what, &sec->chain, t0));
-            t0 = sg_realtime();
-            if (n_ch) {
-                unsigned long long *ok[2];
-                uint32_t *idx[2];
-                sg_chain_rec_t *sorted;
-                SG_TRY(alloc(&ok[0], n_ch, "chain order"));
-                SG_TRY(alloc(&ok[1], n_ch, "chain order"));
-                SG_TRY(alloc(&idx[0], n_ch, "chain order"));
-                SG_TRY(alloc(&idx[1], n_ch, "chain order"));
-                SG_TRY(alloc(&sorted, n_ch, "sorted chains"));
-                k_order_keys<<<grid(n_ch), kThreads>>>(chains, n_ch, ok[0], idx[0]);
-                cub::DoubleBuffer<unsigned long long> ck(ok[0], ok[1]);
-                cub::DoubleBuffer<uint32_t> ci(idx[0], idx[1]);
-                SG_TRY(m.run_cub("sorting chains", [&](void *tmp, size_t &bytes) {
-                    return cub::DeviceRadixSort::SortPairs(tmp, bytes, ck, ci, (int64_t)n_ch);
-                }));
-                k_gather<<<grid(n_ch), kThreads>>>(chains, ci.Current(), n_ch, sorted);
-                CK(cudaGetLastError(), "gathering chains");
-                if (n_all + n_ch > m_all) {
-                    m_all = (n_all + n_ch) * 5 / 4 + 1024;
-                    *out = (sg_chain_rec_t *)sg_realloc(*out, m_all * sizeof **out);
-                }
-                CK(cudaMemcpy(*out + n_all, sorted, n_ch * sizeof **out, cudaMemcpyDeviceToHost), "copying the chains");
-                n_all += n_ch;
-                m.dev_free(sorted);
-                m.dev_free(ok[0]);
-                m.dev_free(ok[1]);
-                m.dev_free(idx[0]);
-                m.dev_free(idx[1]);
-            }
-            sec->download += sg_realtime() - t0;
+            for (uint32_t i = a; i <= e; i++) o32[i - a] = (uint32_t)(hoff[i] - hoff[a]);
+            cudaError_t ce = cudaMemcpy(off, o32, ((size_t)(e - a) + 1) * sizeof *o32, cudaMemcpyHostToDevice);
+            if (ce == cudaSuccess) ce = cudaMemcpy(qid, q + a, (size_t)(e - a) * sizeof *q, cudaMemcpyHostToDevice);
+            if (ce == cudaSuccess) ce = cudaMemcpy(key[0], hkey + hoff[a], acc * sizeof *hkey, cudaMemcpyHostToDevice);
+            if (ce == cudaSuccess) ce = cudaMemcpy(val[0], hval + hoff[a], acc * sizeof *hval, cudaMemcpyHostToDevice);
+            if (ce != cudaSuccess) r = sg_cuda_fail(err, errsz, "copying the hits to the device", ce);
+            sec->upload += sg_realtime() - t0;
+            if (r == 0) r = chain_batch(acc, e - a, 0, qid, none, nullptr);
         }
-        *n_out = n_all;
-        sec->chains = n_all;
-        return 0;
+        free(cnt);
+        free(o32);
+        return r;
     }
 };
 
@@ -473,11 +542,26 @@ struct Chainer {
 int sg_chain_device(DevMem &m, const ChainIndex &ix, uint32_t max_occ, uint8_t *host, sg_chain_rec_t **out,
                     size_t *n_out, uint64_t *hits, ChainSeconds *sec)
 {
-    Chainer c(m, ix, sec);
-    *out = NULL;
-    *n_out = 0;
+    memset(sec, 0, sizeof *sec);
+    Chainer c(m, sec);
     double t0 = sg_realtime();
-    int r = c.run(max_occ, host, out, n_out, hits);
+    int r = c.index_reads(ix, max_occ, host, hits);
     sec->total = sg_realtime() - t0;
+    *out = c.out;
+    *n_out = c.n_out;
+    sec->chains = c.n_out;
+    return r;
+}
+
+int sg_chain_device_hits(DevMem &m, uint32_t n, const uint32_t *q, const uint64_t *off, const uint64_t *key,
+                         const uint64_t *val, sg_chain_rec_t **out, size_t *n_out, ChainSeconds *sec)
+{
+    Chainer c(m, sec);
+    double t0 = sg_realtime();
+    int r = c.host_hits(n, q, off, key, val);
+    sec->total += sg_realtime() - t0;
+    *out = c.out;
+    *n_out = c.n_out;
+    sec->chains += c.n_out;
     return r;
 }

@@ -30,11 +30,17 @@ struct ChainIndex {
 struct ChainSeconds {
     uint64_t device_reads, host_reads, hits, chains;
     unsigned batches;
-    double flag, hits_s, sort, bands, chain, download, total;
+    double flag, hits_s, upload, sort, bands, chain, download, total;
 };
 
-// sg_mindex_t's chain (scc_minimizer.h) on the index ix; m's buffers are left for the caller to release.
+// sg_mindex_t's chain (scc_minimizer.h) on the index ix; m's buffers are
+// left for the caller to release; *out (sg_malloc'd) holds what was found
+// even on failure.
 int sg_chain_device(DevMem &m, const ChainIndex &ix, uint32_t max_occ, uint8_t *host, sg_chain_rec_t **out,
                     size_t *n_out, uint64_t *hits, ChainSeconds *sec);
+
+// sg_mindex_t's chain_hits; sec adds to sg_chain_device's.
+int sg_chain_device_hits(DevMem &m, uint32_t n, const uint32_t *q, const uint64_t *off, const uint64_t *key,
+                         const uint64_t *val, sg_chain_rec_t **out, size_t *n_out, ChainSeconds *sec);
 
 #endif

@@ -437,6 +437,24 @@ int x_chain(sg_mindex_t *mx, uint32_t max_occ, uint8_t *host, sg_chain_rec_t **o
     return 0;
 }
 
+int x_chain_hits(sg_mindex_t *mx, uint32_t n, const uint32_t *q, const uint64_t *off, const uint64_t *key,
+                 const uint64_t *val, sg_chain_rec_t **out, size_t *n_out, char *err, size_t errsz)
+{
+    Index *x = (Index *)mx->priv;
+    x->err[0] = 0;
+    x->release();
+    int r = sg_chain_device_hits(*x, n, q, off, key, val, out, n_out, &x->chain);
+    x->release();
+    if (r < 0) {
+        snprintf(err, errsz, "CUDA device %d: %s", x->id, x->err);
+        free(*out);
+        *out = NULL;
+        *n_out = 0;
+        return SG_ERR_DEVICE;
+    }
+    return 0;
+}
+
 void x_stats(const sg_mindex_t *mx, FILE *fp)
 {
     const Index *x = (const Index *)mx->priv;
@@ -449,10 +467,10 @@ void x_stats(const sg_mindex_t *mx, FILE *fp)
             s->total);
     const ChainSeconds *c = &x->chain;
     fprintf(fp, ", \"chain\": {\"device_reads\": %llu, \"host_reads\": %llu, \"hits\": %llu, \"batches\": %u, "
-                "\"chains\": %llu, \"seconds\": {\"flag\": %.4f, \"hits\": %.4f, \"sort\": %.4f, \"bands\": %.4f, "
+                "\"chains\": %llu, \"seconds\": {\"flag\": %.4f, \"hits\": %.4f, \"upload\": %.4f, \"sort\": %.4f, \"bands\": %.4f, "
                 "\"chain\": %.4f, \"download\": %.4f, \"total\": %.4f}}",
             (unsigned long long)c->device_reads, (unsigned long long)c->host_reads, (unsigned long long)c->hits,
-            c->batches, (unsigned long long)c->chains, c->flag, c->hits_s, c->sort, c->bands, c->chain, c->download,
+            c->batches, (unsigned long long)c->chains, c->flag, c->hits_s, c->upload, c->sort, c->bands, c->chain, c->download,
             c->total);
 }
 
@@ -481,6 +499,7 @@ extern "C" int sg_mindex_cuda(const sg_graph_opts_t *o, sg_mindex_t **out, char 
     mx->name = "cuda";
     mx->build = x_build;
     mx->chain = x_chain;
+    mx->chain_hits = x_chain_hits;
     mx->stats = x_stats;
     mx->free = x_free;
     mx->priv = x;

@@ -133,6 +133,7 @@ typedef struct {
     const sg_chain_rec_t *dev;
     size_t *dev_first;
     uint8_t *host;
+    struct rep_store *reps; /* the host's reads when their hits were chained on the device too */
     sg_ovl_stats_t *st;
     sg_overlap_sink_t sink;
     void *sink_arg;
@@ -424,7 +425,7 @@ typedef struct {
     size_t m_chain;
     sg_overlap_t *ov;
     size_t n_ov, m_ov;
-    uint64_t hits;
+    uint64_t hits, rep_reads;
 } qbuf_t;
 
 /* repeats: reads scanned for partners in each bucket, and at most this many
@@ -732,7 +733,10 @@ static void chain_group(const ctx_t *cx, uint32_t q, uint32_t t, uint32_t rev, c
     }
 }
 
-static void query_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
+/* q's hits (qb->hit) with the reads before it and its own other places;
+ * its minimizers (qb->sb.mini) and how many of them, before each, are from
+ * repeat buckets (qb->rep_before). @return how many minimizers */
+static size_t read_hits(const ctx_t *cx, uint32_t q, qbuf_t *qb)
 {
     size_t n_mini = sketch_read(cx, q, &qb->sb);
     const sg_mini_t *mini = qb->sb.mini;
@@ -766,6 +770,14 @@ static void query_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
     }
     rep_hits(cx, q, qb);
     qb->hits += qb->n_hit;
+    qb->rep_reads += qb->n_rep > 0;
+    return n_mini;
+}
+
+/* The overlaps of q: its hits, sorted, chained band by band. */
+static void query_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
+{
+    const size_t n_mini = read_hits(cx, q, qb);
     if (2 * qb->n_hit > qb->m_tmp) qb->tmp = sg_realloc(qb->tmp, (qb->m_tmp = 2 * qb->n_hit) * sizeof *qb->tmp);
     if (qb->n_hit > qb->m_band) qb->band = sg_realloc(qb->band, (qb->m_band = qb->n_hit) * sizeof *qb->band);
     hit_t *h = qb->hit;
@@ -820,6 +832,178 @@ static void free_block_ovl(void *p)
     free(b);
 }
 
+/* ---- the repeat reads' hits chained on a device ---- */
+
+/* The reads the host made hits of, in order, each's minimizers' positions
+ * and repeat counts before each (what an overlap's identity needs), and,
+ * from the device, its chains. */
+typedef struct rep_store {
+    uint32_t n, m;
+    uint32_t *q;
+    uint64_t *hit_off, *mini_off; /* n + 1 */
+    uint64_t *key, *val;
+    size_t m_hit;
+    uint32_t *pos, *rep_before;   /* read k's: [mini_off[k] .. mini_off[k + 1]), and one more of rep_before */
+    size_t m_mini;
+    sg_chain_rec_t *ch;
+    size_t *ch_first;             /* read k's chains: ch[ch_first[k] .. ch_first[k + 1]) */
+} rep_store_t;
+
+static void rep_store_free(rep_store_t *s)
+{
+    if (!s) return;
+    free(s->q);
+    free(s->hit_off);
+    free(s->mini_off);
+    free(s->key);
+    free(s->val);
+    free(s->pos);
+    free(s->rep_before);
+    free(s->ch);
+    free(s->ch_first);
+    free(s);
+}
+
+/* Add read q's hits and minimizers from qb. */
+static void rep_store_add(rep_store_t *s, uint32_t q, const qbuf_t *qb, size_t n_mini)
+{
+    if (s->n + 1 >= s->m) {
+        s->m = s->m ? 2 * s->m : 64;
+        s->q = sg_realloc(s->q, s->m * sizeof *s->q);
+        s->hit_off = sg_realloc(s->hit_off, (s->m + 1) * sizeof *s->hit_off);
+        s->mini_off = sg_realloc(s->mini_off, (s->m + 1) * sizeof *s->mini_off);
+        if (!s->n) s->hit_off[0] = s->mini_off[0] = 0;
+    }
+    const uint64_t h0 = s->hit_off[s->n], m0 = s->mini_off[s->n];
+    if (h0 + qb->n_hit > s->m_hit) {
+        s->m_hit = (h0 + qb->n_hit) * 3 / 2 + 1024;
+        s->key = sg_realloc(s->key, s->m_hit * sizeof *s->key);
+        s->val = sg_realloc(s->val, s->m_hit * sizeof *s->val);
+    }
+    if (m0 + n_mini + 1 > s->m_mini) {
+        s->m_mini = (m0 + n_mini + 1) * 3 / 2 + 1024;
+        s->pos = sg_realloc(s->pos, s->m_mini * sizeof *s->pos);
+        s->rep_before = sg_realloc(s->rep_before, (s->m_mini + 1) * sizeof *s->rep_before);
+    }
+    for (size_t i = 0; i < qb->n_hit; i++) s->key[h0 + i] = qb->hit[i].key, s->val[h0 + i] = qb->hit[i].val;
+    for (size_t i = 0; i < n_mini; i++) s->pos[m0 + i] = qb->sb.mini[i].pos;
+    /* one more than the minimizers: the next read's first is overwritten by its own 0 */
+    memcpy(s->rep_before + m0, qb->rep_before, (n_mini + 1) * sizeof *s->rep_before);
+    s->q[s->n] = q;
+    s->hit_off[s->n + 1] = h0 + qb->n_hit;
+    s->mini_off[s->n + 1] = m0 + n_mini;
+    s->n++;
+}
+
+/* A block's repeat reads, their hits made on one thread. */
+static int rep_block(void *vctx, size_t bi, void **out)
+{
+    ctx_t *cx = vctx;
+    qbuf_t qb = {0};
+    rep_store_t *s = sg_calloc(1, sizeof *s);
+    for (uint32_t q = cx->block[bi]; q < cx->block[bi + 1]; q++) {
+        if (!sg_readset_stored(cx->rs, q) || !cx->host[q]) continue;
+        size_t n_mini = read_hits(cx, q, &qb);
+        rep_store_add(s, q, &qb, n_mini);
+    }
+    __atomic_fetch_add(&cx->st->hits, qb.hits, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&cx->st->repeat_reads, qb.rep_reads, __ATOMIC_RELAXED);
+    free_qbuf(&qb);
+    *out = s;
+    return 0;
+}
+
+/* ... appended to the run's, in order. */
+static int rep_collect(void *vctx, size_t bi, void *out)
+{
+    (void)bi;
+    ctx_t *cx = vctx;
+    rep_store_t *all = cx->reps, *s = out;
+    for (uint32_t k = 0; k < s->n; k++) {
+        const uint64_t h0 = s->hit_off[k], h1 = s->hit_off[k + 1], m0 = s->mini_off[k], m1 = s->mini_off[k + 1];
+        const uint64_t a0 = all->n ? all->hit_off[all->n] : 0, b0 = all->n ? all->mini_off[all->n] : 0;
+        if (all->n + 1 >= all->m) {
+            all->m = all->m ? 2 * all->m : 1024;
+            all->q = sg_realloc(all->q, all->m * sizeof *all->q);
+            all->hit_off = sg_realloc(all->hit_off, (all->m + 1) * sizeof *all->hit_off);
+            all->mini_off = sg_realloc(all->mini_off, (all->m + 1) * sizeof *all->mini_off);
+            if (!all->n) all->hit_off[0] = all->mini_off[0] = 0;
+        }
+        if (a0 + (h1 - h0) > all->m_hit) {
+            all->m_hit = (a0 + (h1 - h0)) * 3 / 2 + (1 << 20);
+            all->key = sg_realloc(all->key, all->m_hit * sizeof *all->key);
+            all->val = sg_realloc(all->val, all->m_hit * sizeof *all->val);
+        }
+        if (b0 + (m1 - m0) + 1 > all->m_mini) {
+            all->m_mini = (b0 + (m1 - m0) + 1) * 3 / 2 + (1 << 16);
+            all->pos = sg_realloc(all->pos, all->m_mini * sizeof *all->pos);
+            all->rep_before = sg_realloc(all->rep_before, (all->m_mini + 1) * sizeof *all->rep_before);
+        }
+        memcpy(all->key + a0, s->key + h0, (h1 - h0) * sizeof *all->key);
+        memcpy(all->val + a0, s->val + h0, (h1 - h0) * sizeof *all->val);
+        memcpy(all->pos + b0, s->pos + m0, (m1 - m0) * sizeof *all->pos);
+        memcpy(all->rep_before + b0, s->rep_before + m0, (m1 - m0 + 1) * sizeof *all->rep_before);
+        all->q[all->n] = s->q[k];
+        all->hit_off[all->n + 1] = a0 + (h1 - h0);
+        all->mini_off[all->n + 1] = b0 + (m1 - m0);
+        all->n++;
+    }
+    return 0;
+}
+
+static void rep_free_out(void *out) { rep_store_free(out); }
+
+/* The repeat reads' hits, made on the host's threads, chained on the device. */
+static int repeat_reads_on_device(ctx_t *cx, int nt, char *err, size_t errsz)
+{
+    cx->reps = sg_calloc(1, sizeof *cx->reps);
+    pfor_t pf = {.n = cx->n_block, .work = rep_block, .collect = rep_collect, .free_out = rep_free_out, .ctx = cx};
+    int r = parallel_for(&pf, nt);
+    rep_store_t *s = cx->reps;
+    if (r < 0 || !s->n) return r;
+    size_t n_ch = 0;
+    r = cx->o.index->chain_hits(cx->o.index, s->n, s->q, s->hit_off, s->key, s->val, &s->ch, &n_ch, err, errsz);
+    free(s->key);
+    free(s->val);
+    s->key = s->val = NULL;
+    if (r < 0) return r;
+    s->ch_first = sg_calloc((size_t)s->n + 1, sizeof *s->ch_first);
+    size_t k = 0; /* both in order of read */
+    for (size_t i = 0; i < n_ch; i++) {
+        while (s->q[k] != s->ch[i].q) s->ch_first[++k] = i;
+    }
+    while (k < s->n) s->ch_first[++k] = n_ch;
+    return 0;
+}
+
+/* The first of p[0..n) at or after pos. */
+static size_t pos_at(const uint32_t *p, size_t n, uint32_t pos)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p[mid] < pos) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The overlaps of repeat read q from the device's chains of its hits. */
+static void rep_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
+{
+    const rep_store_t *s = cx->reps;
+    size_t k = pos_at(s->q, s->n, q);
+    if (k == s->n || s->q[k] != q) return;
+    const uint32_t *pos = s->pos + s->mini_off[k], *rb = s->rep_before + s->mini_off[k];
+    const size_t n_mini = s->mini_off[k + 1] - s->mini_off[k];
+    for (size_t i = s->ch_first[k]; i < s->ch_first[k + 1]; i++) {
+        const sg_chain_rec_t *d = &s->ch[i];
+        size_t lo = pos_at(pos, n_mini, sg_hit_qpos(d->c.first)), hi = pos_at(pos, n_mini, sg_hit_qpos(d->c.last) + 1);
+        sg_overlap_t o;
+        if (chain_overlap(cx, q, d->t, d->rev, &d->c, rb[hi] - rb[lo], (uint32_t)(hi - lo), &o)) add_overlap(qb, &o);
+    }
+}
+
 /* The overlaps of q from a device's chains. */
 static void device_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
 {
@@ -837,9 +1021,11 @@ static int query_block(void *vctx, size_t bi, void **out)
     for (uint32_t q = cx->block[bi]; q < cx->block[bi + 1]; q++) {
         if (!sg_readset_stored(cx->rs, q)) continue;
         if (cx->dev_first && !cx->host[q]) device_read(cx, q, &qb);
+        else if (cx->reps) rep_read(cx, q, &qb);
         else query_read(cx, q, &qb);
     }
     __atomic_fetch_add(&cx->st->hits, qb.hits, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&cx->st->repeat_reads, qb.rep_reads, __ATOMIC_RELAXED);
     block_ovl_t *b = sg_malloc(sizeof *b);
     b->ov = qb.ov;
     b->n = qb.n_ov;
@@ -906,12 +1092,14 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
         r = o->index->chain(o->index, cx->max_occ, cx->host, &dev, &n_dev, &hits, err, errsz);
         if (r == 0) {
             st->hits += hits;
-            for (uint32_t q = 0; q < n; q++) st->device_reads += sg_readset_stored(rs, q) && !cx->host[q];
+            for (uint32_t q = 0; q < n; q++)
+                st->device_reads += sg_readset_stored(rs, q) && (!cx->host[q] || o->index->chain_hits);
             cx->dev = dev;
             cx->dev_first = sg_calloc((size_t)n + 2, sizeof *cx->dev_first);
             for (size_t i = 0; i < n_dev; i++) cx->dev_first[dev[i].q + 1]++;
             for (uint32_t q = 0; q <= n; q++) cx->dev_first[q + 1] += cx->dev_first[q];
             make_blocks(cx);
+            if (o->index->chain_hits) r = repeat_reads_on_device(cx, nt, err, errsz);
         }
     }
     pfor_t query = {.n = cx->n_block, .work = query_block, .collect = emit_block, .free_out = free_block_ovl, .ctx = cx};
@@ -927,6 +1115,7 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     free(cx->block);
     free(cx->host);
     free(cx->dev_first);
+    rep_store_free(cx->reps);
     free(dev);
     free(cx);
     return r;

@@ -96,6 +96,16 @@ struct sg_mindex {
      */
     int (*chain)(sg_mindex_t *x, uint32_t max_occ, uint8_t *host, sg_chain_rec_t **out, size_t *n_out,
                  uint64_t *hits, char *err, size_t errsz);
+    /**
+     * Optional, with chain: the chains of hits the host made (the repeat
+     * reads'): those of read q[i] are key[off[i] .. off[i + 1]) and val's
+     * (scc_chain.h; in any order), for n reads in increasing order. The
+     * chains go to *out (sg_malloc'd, *n_out of them) in order of read, and
+     * of each read's as the host finds them, n_all 0 (the caller counts).
+     * @return 0, or SG_ERR_DEVICE with the reason in err
+     */
+    int (*chain_hits)(sg_mindex_t *x, uint32_t n, const uint32_t *q, const uint64_t *off, const uint64_t *key,
+                      const uint64_t *val, sg_chain_rec_t **out, size_t *n_out, char *err, size_t errsz);
     /** Optional: JSON members (no braces) for --stats, after build. */
     void (*stats)(const sg_mindex_t *x, FILE *fp);
     void (*free)(sg_mindex_t *x);
@@ -121,6 +131,7 @@ typedef struct {
     uint32_t max_occ;     /* the limit used */
     uint64_t rep_buckets; /* buckets above it */
     uint64_t hits;        /* hits chained */
+    uint64_t repeat_reads; /* reads with a minimizer from a repeat bucket: their hits are made on the host */
     uint64_t device_reads; /* reads chained on o->index's device (the others on the host's threads) */
     uint64_t overlaps;    /* chains reported */
     double index_s, overlap_s;
