@@ -505,11 +505,10 @@ struct Chainer {
     }
 
     // Hits made on the host (sg_mindex_t chain_hits).
-    int host_hits(uint32_t n, const uint32_t *q, const uint64_t *hoff, const uint64_t *hkey, const uint64_t *hval)
+    int host_hits(uint32_t n, const uint32_t *q, const uint64_t *const *hkey, const uint64_t *const *hval,
+                  const uint64_t *cnt)
     {
-        uint64_t *cnt = (uint64_t *)sg_malloc(((size_t)n + 1) * sizeof *cnt);
         uint32_t *o32 = (uint32_t *)sg_malloc(((size_t)n + 1) * sizeof *o32);
-        for (uint32_t i = 0; i < n; i++) cnt[i] = hoff[i + 1] - hoff[i];
         Batches b;
         uint64_t cap = 0;
         int r = batch_cap(&cap);
@@ -522,16 +521,20 @@ struct Chainer {
             const uint64_t acc = b.next(cnt, n, a, &e);
             if (!acc) continue;
             double t0 = sg_realtime();
-            for (uint32_t i = a; i <= e; i++) o32[i - a] = (uint32_t)(hoff[i] - hoff[a]);
+            o32[0] = 0;
+            for (uint32_t i = a; i < e; i++) o32[i - a + 1] = o32[i - a] + (uint32_t)cnt[i];
             cudaError_t ce = cudaMemcpy(off, o32, ((size_t)(e - a) + 1) * sizeof *o32, cudaMemcpyHostToDevice);
             if (ce == cudaSuccess) ce = cudaMemcpy(qid, q + a, (size_t)(e - a) * sizeof *q, cudaMemcpyHostToDevice);
-            if (ce == cudaSuccess) ce = cudaMemcpy(key[0], hkey + hoff[a], acc * sizeof *hkey, cudaMemcpyHostToDevice);
-            if (ce == cudaSuccess) ce = cudaMemcpy(val[0], hval + hoff[a], acc * sizeof *hval, cudaMemcpyHostToDevice);
+            for (uint32_t i = a; i < e && ce == cudaSuccess; i++) {
+                ce = cudaMemcpyAsync(key[0] + o32[i - a], hkey[i], cnt[i] * sizeof **hkey, cudaMemcpyHostToDevice);
+                if (ce == cudaSuccess)
+                    ce = cudaMemcpyAsync(val[0] + o32[i - a], hval[i], cnt[i] * sizeof **hval, cudaMemcpyHostToDevice);
+            }
+            if (ce == cudaSuccess) ce = cudaDeviceSynchronize();
             if (ce != cudaSuccess) r = sg_cuda_fail(err, errsz, "copying the hits to the device", ce);
             sec->upload += sg_realtime() - t0;
             if (r == 0) r = chain_batch(acc, e - a, 0, qid, none, nullptr);
         }
-        free(cnt);
         free(o32);
         return r;
     }
@@ -553,12 +556,13 @@ int sg_chain_device(DevMem &m, const ChainIndex &ix, uint32_t max_occ, uint8_t *
     return r;
 }
 
-int sg_chain_device_hits(DevMem &m, uint32_t n, const uint32_t *q, const uint64_t *off, const uint64_t *key,
-                         const uint64_t *val, sg_chain_rec_t **out, size_t *n_out, ChainSeconds *sec)
+int sg_chain_device_hits(DevMem &m, uint32_t n, const uint32_t *q, const uint64_t *const *key,
+                         const uint64_t *const *val, const uint64_t *cnt, sg_chain_rec_t **out, size_t *n_out,
+                         ChainSeconds *sec)
 {
     Chainer c(m, sec);
     double t0 = sg_realtime();
-    int r = c.host_hits(n, q, off, key, val);
+    int r = c.host_hits(n, q, key, val, cnt);
     sec->total += sg_realtime() - t0;
     *out = c.out;
     *n_out = c.n_out;

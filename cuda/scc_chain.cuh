@@ -40,7 +40,8 @@ int sg_chain_device(DevMem &m, const ChainIndex &ix, uint32_t max_occ, uint8_t *
                     size_t *n_out, uint64_t *hits, ChainSeconds *sec);
 
 // sg_mindex_t's chain_hits; sec adds to sg_chain_device's.
-int sg_chain_device_hits(DevMem &m, uint32_t n, const uint32_t *q, const uint64_t *off, const uint64_t *key,
-                         const uint64_t *val, sg_chain_rec_t **out, size_t *n_out, ChainSeconds *sec);
+int sg_chain_device_hits(DevMem &m, uint32_t n, const uint32_t *q, const uint64_t *const *key,
+                         const uint64_t *const *val, const uint64_t *cnt, sg_chain_rec_t **out, size_t *n_out,
+                         ChainSeconds *sec);
 
 #endif

@@ -437,13 +437,13 @@ int x_chain(sg_mindex_t *mx, uint32_t max_occ, uint8_t *host, sg_chain_rec_t **o
     return 0;
 }
 
-int x_chain_hits(sg_mindex_t *mx, uint32_t n, const uint32_t *q, const uint64_t *off, const uint64_t *key,
-                 const uint64_t *val, sg_chain_rec_t **out, size_t *n_out, char *err, size_t errsz)
+int x_chain_hits(sg_mindex_t *mx, uint32_t n, const uint32_t *q, const uint64_t *const *key, const uint64_t *const *val,
+                 const uint64_t *cnt, sg_chain_rec_t **out, size_t *n_out, char *err, size_t errsz)
 {
     Index *x = (Index *)mx->priv;
     x->err[0] = 0;
     x->release();
-    int r = sg_chain_device_hits(*x, n, q, off, key, val, out, n_out, &x->chain);
+    int r = sg_chain_device_hits(*x, n, q, key, val, cnt, out, n_out, &x->chain);
     x->release();
     if (r < 0) {
         snprintf(err, errsz, "CUDA device %d: %s", x->id, x->err);

@@ -834,65 +834,91 @@ static void free_block_ovl(void *p)
 
 /* ---- the repeat reads' hits chained on a device ---- */
 
-/* The reads the host made hits of, in order, each's minimizers' positions
- * and repeat counts before each (what an overlap's identity needs), and,
- * from the device, its chains. */
-typedef struct rep_store {
+/* A block's repeat reads, in order: their hits, and each's minimizers'
+ * positions and repeat counts before each (what an overlap's identity
+ * needs). */
+typedef struct rep_block {
     uint32_t n, m;
     uint32_t *q;
     uint64_t *hit_off, *mini_off; /* n + 1 */
     uint64_t *key, *val;
     size_t m_hit;
-    uint32_t *pos, *rep_before;   /* read k's: [mini_off[k] .. mini_off[k + 1]), and one more of rep_before */
+    uint32_t *pos, *rep_before;   /* read k's: pos[mini_off[k] ..], rep_before[mini_off[k] + k ..], one more */
     size_t m_mini;
+    int kept; /* listed in the run's store, which frees it */
+} rep_block_t;
+
+/* The run's repeat reads, in order: where each is, and its chains. */
+typedef struct rep_store {
+    rep_block_t **blk;
+    size_t n_blk, m_blk;
+    uint32_t n, m;
+    uint32_t *q;
+    const uint64_t **key, **val;
+    uint64_t *cnt;
+    rep_block_t **in;             /* read i is read at[i] of block in[i] */
+    uint32_t *at;
     sg_chain_rec_t *ch;
-    size_t *ch_first;             /* read k's chains: ch[ch_first[k] .. ch_first[k + 1]) */
+    size_t *ch_first;             /* read i's chains: ch[ch_first[i] .. ch_first[i + 1]) */
 } rep_store_t;
+
+static void rep_block_free(rep_block_t *b)
+{
+    if (!b) return;
+    free(b->q);
+    free(b->hit_off);
+    free(b->mini_off);
+    free(b->key);
+    free(b->val);
+    free(b->pos);
+    free(b->rep_before);
+    free(b);
+}
 
 static void rep_store_free(rep_store_t *s)
 {
     if (!s) return;
+    for (size_t i = 0; i < s->n_blk; i++) rep_block_free(s->blk[i]);
+    free(s->blk);
     free(s->q);
-    free(s->hit_off);
-    free(s->mini_off);
     free(s->key);
     free(s->val);
-    free(s->pos);
-    free(s->rep_before);
+    free(s->cnt);
+    free(s->in);
+    free(s->at);
     free(s->ch);
     free(s->ch_first);
     free(s);
 }
 
 /* Add read q's hits and minimizers from qb. */
-static void rep_store_add(rep_store_t *s, uint32_t q, const qbuf_t *qb, size_t n_mini)
+static void rep_block_add(rep_block_t *b, uint32_t q, const qbuf_t *qb, size_t n_mini)
 {
-    if (s->n + 1 >= s->m) {
-        s->m = s->m ? 2 * s->m : 64;
-        s->q = sg_realloc(s->q, s->m * sizeof *s->q);
-        s->hit_off = sg_realloc(s->hit_off, (s->m + 1) * sizeof *s->hit_off);
-        s->mini_off = sg_realloc(s->mini_off, (s->m + 1) * sizeof *s->mini_off);
-        if (!s->n) s->hit_off[0] = s->mini_off[0] = 0;
+    if (b->n + 1 >= b->m) {
+        b->m = b->m ? 2 * b->m : 16;
+        b->q = sg_realloc(b->q, b->m * sizeof *b->q);
+        b->hit_off = sg_realloc(b->hit_off, (b->m + 1) * sizeof *b->hit_off);
+        b->mini_off = sg_realloc(b->mini_off, (b->m + 1) * sizeof *b->mini_off);
+        if (!b->n) b->hit_off[0] = b->mini_off[0] = 0;
     }
-    const uint64_t h0 = s->hit_off[s->n], m0 = s->mini_off[s->n];
-    if (h0 + qb->n_hit > s->m_hit) {
-        s->m_hit = (h0 + qb->n_hit) * 3 / 2 + 1024;
-        s->key = sg_realloc(s->key, s->m_hit * sizeof *s->key);
-        s->val = sg_realloc(s->val, s->m_hit * sizeof *s->val);
+    const uint64_t h0 = b->hit_off[b->n], m0 = b->mini_off[b->n];
+    if (h0 + qb->n_hit > b->m_hit) {
+        b->m_hit = (h0 + qb->n_hit) * 3 / 2 + 1024;
+        b->key = sg_realloc(b->key, b->m_hit * sizeof *b->key);
+        b->val = sg_realloc(b->val, b->m_hit * sizeof *b->val);
     }
-    if (m0 + n_mini + 1 > s->m_mini) {
-        s->m_mini = (m0 + n_mini + 1) * 3 / 2 + 1024;
-        s->pos = sg_realloc(s->pos, s->m_mini * sizeof *s->pos);
-        s->rep_before = sg_realloc(s->rep_before, (s->m_mini + 1) * sizeof *s->rep_before);
+    if (m0 + n_mini + b->n + 1 > b->m_mini) {
+        b->m_mini = (m0 + n_mini + b->n + 1) * 3 / 2 + 1024;
+        b->pos = sg_realloc(b->pos, b->m_mini * sizeof *b->pos);
+        b->rep_before = sg_realloc(b->rep_before, b->m_mini * sizeof *b->rep_before);
     }
-    for (size_t i = 0; i < qb->n_hit; i++) s->key[h0 + i] = qb->hit[i].key, s->val[h0 + i] = qb->hit[i].val;
-    for (size_t i = 0; i < n_mini; i++) s->pos[m0 + i] = qb->sb.mini[i].pos;
-    /* one more than the minimizers: the next read's first is overwritten by its own 0 */
-    memcpy(s->rep_before + m0, qb->rep_before, (n_mini + 1) * sizeof *s->rep_before);
-    s->q[s->n] = q;
-    s->hit_off[s->n + 1] = h0 + qb->n_hit;
-    s->mini_off[s->n + 1] = m0 + n_mini;
-    s->n++;
+    for (size_t i = 0; i < qb->n_hit; i++) b->key[h0 + i] = qb->hit[i].key, b->val[h0 + i] = qb->hit[i].val;
+    for (size_t i = 0; i < n_mini; i++) b->pos[m0 + i] = qb->sb.mini[i].pos;
+    memcpy(b->rep_before + m0 + b->n, qb->rep_before, (n_mini + 1) * sizeof *b->rep_before);
+    b->q[b->n] = q;
+    b->hit_off[b->n + 1] = h0 + qb->n_hit;
+    b->mini_off[b->n + 1] = m0 + n_mini;
+    b->n++;
 }
 
 /* A block's repeat reads, their hits made on one thread. */
@@ -900,58 +926,55 @@ static int rep_block(void *vctx, size_t bi, void **out)
 {
     ctx_t *cx = vctx;
     qbuf_t qb = {0};
-    rep_store_t *s = sg_calloc(1, sizeof *s);
+    rep_block_t *b = sg_calloc(1, sizeof *b);
     for (uint32_t q = cx->block[bi]; q < cx->block[bi + 1]; q++) {
         if (!sg_readset_stored(cx->rs, q) || !cx->host[q]) continue;
         size_t n_mini = read_hits(cx, q, &qb);
-        rep_store_add(s, q, &qb, n_mini);
+        rep_block_add(b, q, &qb, n_mini);
     }
     __atomic_fetch_add(&cx->st->hits, qb.hits, __ATOMIC_RELAXED);
     __atomic_fetch_add(&cx->st->repeat_reads, qb.rep_reads, __ATOMIC_RELAXED);
     free_qbuf(&qb);
-    *out = s;
+    *out = b;
     return 0;
 }
 
-/* ... appended to the run's, in order. */
+/* ... listed in the run's, in order (the block is kept, not copied). */
 static int rep_collect(void *vctx, size_t bi, void *out)
 {
     (void)bi;
     ctx_t *cx = vctx;
-    rep_store_t *all = cx->reps, *s = out;
-    for (uint32_t k = 0; k < s->n; k++) {
-        const uint64_t h0 = s->hit_off[k], h1 = s->hit_off[k + 1], m0 = s->mini_off[k], m1 = s->mini_off[k + 1];
-        const uint64_t a0 = all->n ? all->hit_off[all->n] : 0, b0 = all->n ? all->mini_off[all->n] : 0;
-        if (all->n + 1 >= all->m) {
-            all->m = all->m ? 2 * all->m : 1024;
-            all->q = sg_realloc(all->q, all->m * sizeof *all->q);
-            all->hit_off = sg_realloc(all->hit_off, (all->m + 1) * sizeof *all->hit_off);
-            all->mini_off = sg_realloc(all->mini_off, (all->m + 1) * sizeof *all->mini_off);
-            if (!all->n) all->hit_off[0] = all->mini_off[0] = 0;
-        }
-        if (a0 + (h1 - h0) > all->m_hit) {
-            all->m_hit = (a0 + (h1 - h0)) * 3 / 2 + (1 << 20);
-            all->key = sg_realloc(all->key, all->m_hit * sizeof *all->key);
-            all->val = sg_realloc(all->val, all->m_hit * sizeof *all->val);
-        }
-        if (b0 + (m1 - m0) + 1 > all->m_mini) {
-            all->m_mini = (b0 + (m1 - m0) + 1) * 3 / 2 + (1 << 16);
-            all->pos = sg_realloc(all->pos, all->m_mini * sizeof *all->pos);
-            all->rep_before = sg_realloc(all->rep_before, (all->m_mini + 1) * sizeof *all->rep_before);
-        }
-        memcpy(all->key + a0, s->key + h0, (h1 - h0) * sizeof *all->key);
-        memcpy(all->val + a0, s->val + h0, (h1 - h0) * sizeof *all->val);
-        memcpy(all->pos + b0, s->pos + m0, (m1 - m0) * sizeof *all->pos);
-        memcpy(all->rep_before + b0, s->rep_before + m0, (m1 - m0 + 1) * sizeof *all->rep_before);
-        all->q[all->n] = s->q[k];
-        all->hit_off[all->n + 1] = a0 + (h1 - h0);
-        all->mini_off[all->n + 1] = b0 + (m1 - m0);
-        all->n++;
+    rep_store_t *s = cx->reps;
+    rep_block_t *b = out;
+    if (!b->n) return 0;
+    b->kept = 1;
+    if (s->n_blk == s->m_blk) s->blk = sg_realloc(s->blk, (s->m_blk = s->m_blk ? 2 * s->m_blk : 64) * sizeof *s->blk);
+    s->blk[s->n_blk++] = b;
+    if (s->n + b->n + 1 > s->m) {
+        s->m = (s->n + b->n + 1) * 2;
+        s->q = sg_realloc(s->q, s->m * sizeof *s->q);
+        s->key = sg_realloc(s->key, s->m * sizeof *s->key);
+        s->val = sg_realloc(s->val, s->m * sizeof *s->val);
+        s->cnt = sg_realloc(s->cnt, s->m * sizeof *s->cnt);
+        s->in = sg_realloc(s->in, s->m * sizeof *s->in);
+        s->at = sg_realloc(s->at, s->m * sizeof *s->at);
+    }
+    for (uint32_t k = 0; k < b->n; k++, s->n++) {
+        s->q[s->n] = b->q[k];
+        s->key[s->n] = b->key + b->hit_off[k];
+        s->val[s->n] = b->val + b->hit_off[k];
+        s->cnt[s->n] = b->hit_off[k + 1] - b->hit_off[k];
+        s->in[s->n] = b;
+        s->at[s->n] = k;
     }
     return 0;
 }
 
-static void rep_free_out(void *out) { rep_store_free(out); }
+static void rep_free_out(void *out)
+{
+    rep_block_t *b = out;
+    if (!b->kept) rep_block_free(b);
+}
 
 /* The repeat reads' hits, made on the host's threads, chained on the device. */
 static int repeat_reads_on_device(ctx_t *cx, int nt, char *err, size_t errsz)
@@ -962,10 +985,12 @@ static int repeat_reads_on_device(ctx_t *cx, int nt, char *err, size_t errsz)
     rep_store_t *s = cx->reps;
     if (r < 0 || !s->n) return r;
     size_t n_ch = 0;
-    r = cx->o.index->chain_hits(cx->o.index, s->n, s->q, s->hit_off, s->key, s->val, &s->ch, &n_ch, err, errsz);
-    free(s->key);
-    free(s->val);
-    s->key = s->val = NULL;
+    r = cx->o.index->chain_hits(cx->o.index, s->n, s->q, s->key, s->val, s->cnt, &s->ch, &n_ch, err, errsz);
+    for (size_t i = 0; i < s->n_blk; i++) { /* the hits are done with */
+        free(s->blk[i]->key);
+        free(s->blk[i]->val);
+        s->blk[i]->key = s->blk[i]->val = NULL;
+    }
     if (r < 0) return r;
     s->ch_first = sg_calloc((size_t)s->n + 1, sizeof *s->ch_first);
     size_t k = 0; /* both in order of read */
@@ -992,12 +1017,14 @@ static size_t pos_at(const uint32_t *p, size_t n, uint32_t pos)
 static void rep_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
 {
     const rep_store_t *s = cx->reps;
-    size_t k = pos_at(s->q, s->n, q);
-    if (k == s->n || s->q[k] != q) return;
-    const uint32_t *pos = s->pos + s->mini_off[k], *rb = s->rep_before + s->mini_off[k];
-    const size_t n_mini = s->mini_off[k + 1] - s->mini_off[k];
-    for (size_t i = s->ch_first[k]; i < s->ch_first[k + 1]; i++) {
-        const sg_chain_rec_t *d = &s->ch[i];
+    size_t i = pos_at(s->q, s->n, q);
+    if (i == s->n || s->q[i] != q) return;
+    const rep_block_t *b = s->in[i];
+    const uint32_t k = s->at[i];
+    const uint32_t *pos = b->pos + b->mini_off[k], *rb = b->rep_before + b->mini_off[k] + k;
+    const size_t n_mini = b->mini_off[k + 1] - b->mini_off[k];
+    for (size_t c = s->ch_first[i]; c < s->ch_first[i + 1]; c++) {
+        const sg_chain_rec_t *d = &s->ch[c];
         size_t lo = pos_at(pos, n_mini, sg_hit_qpos(d->c.first)), hi = pos_at(pos, n_mini, sg_hit_qpos(d->c.last) + 1);
         sg_overlap_t o;
         if (chain_overlap(cx, q, d->t, d->rev, &d->c, rb[hi] - rb[lo], (uint32_t)(hi - lo), &o)) add_overlap(qb, &o);

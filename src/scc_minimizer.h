@@ -98,14 +98,15 @@ struct sg_mindex {
                  uint64_t *hits, char *err, size_t errsz);
     /**
      * Optional, with chain: the chains of hits the host made (the repeat
-     * reads'): those of read q[i] are key[off[i] .. off[i + 1]) and val's
+     * reads'): those of read q[i] are key[i][0 .. cnt[i]) and val[i]'s
      * (scc_chain.h; in any order), for n reads in increasing order. The
      * chains go to *out (sg_malloc'd, *n_out of them) in order of read, and
      * of each read's as the host finds them, n_all 0 (the caller counts).
      * @return 0, or SG_ERR_DEVICE with the reason in err
      */
-    int (*chain_hits)(sg_mindex_t *x, uint32_t n, const uint32_t *q, const uint64_t *off, const uint64_t *key,
-                      const uint64_t *val, sg_chain_rec_t **out, size_t *n_out, char *err, size_t errsz);
+    int (*chain_hits)(sg_mindex_t *x, uint32_t n, const uint32_t *q, const uint64_t *const *key,
+                      const uint64_t *const *val, const uint64_t *cnt, sg_chain_rec_t **out, size_t *n_out, char *err,
+                      size_t errsz);
     /** Optional: JSON members (no braces) for --stats, after build. */
     void (*stats)(const sg_mindex_t *x, FILE *fp);
     void (*free)(sg_mindex_t *x);
