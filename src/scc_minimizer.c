@@ -979,13 +979,17 @@ static void rep_free_out(void *out)
 /* The repeat reads' hits, made on the host's threads, chained on the device. */
 static int repeat_reads_on_device(ctx_t *cx, int nt, char *err, size_t errsz)
 {
+    double t0 = sg_realtime();
     cx->reps = sg_calloc(1, sizeof *cx->reps);
     pfor_t pf = {.n = cx->n_block, .work = rep_block, .collect = rep_collect, .free_out = rep_free_out, .ctx = cx};
     int r = parallel_for(&pf, nt);
+    cx->st->repeat_hits_s = sg_realtime() - t0;
     rep_store_t *s = cx->reps;
     if (r < 0 || !s->n) return r;
     size_t n_ch = 0;
+    t0 = sg_realtime();
     r = cx->o.index->chain_hits(cx->o.index, s->n, s->q, s->key, s->val, s->cnt, &s->ch, &n_ch, err, errsz);
+    cx->st->repeat_chain_s = sg_realtime() - t0;
     for (size_t i = 0; i < s->n_blk; i++) { /* the hits are done with */
         free(s->blk[i]->key);
         free(s->blk[i]->val);
@@ -1116,7 +1120,9 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
         size_t n_dev = 0;
         uint64_t hits = 0;
         cx->host = sg_calloc((size_t)n + 1, 1);
+        double t1 = sg_realtime();
         r = o->index->chain(o->index, cx->max_occ, cx->host, &dev, &n_dev, &hits, err, errsz);
+        st->device_chain_s = sg_realtime() - t1;
         if (r == 0) {
             st->hits += hits;
             for (uint32_t q = 0; q < n; q++)
@@ -1130,7 +1136,9 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
         }
     }
     pfor_t query = {.n = cx->n_block, .work = query_block, .collect = emit_block, .free_out = free_block_ovl, .ctx = cx};
+    double t1 = sg_realtime();
     if (r == 0) r = parallel_for(&query, nt);
+    st->emit_s = sg_realtime() - t1;
     st->overlap_s = sg_realtime() - t0;
     for (int p = 0; p < N_PART; p++) {
         part_t *pa = &cx->part[p];

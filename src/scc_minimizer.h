@@ -136,6 +136,9 @@ typedef struct {
     uint64_t device_reads; /* reads chained on o->index's device (the others on the host's threads) */
     uint64_t overlaps;    /* chains reported */
     double index_s, overlap_s;
+    /* overlap_s with a device: its chaining of its reads' hits, the host's
+     * repeat reads' hits and their chaining there, the overlaps from the chains */
+    double device_chain_s, repeat_hits_s, repeat_chain_s, emit_s;
 } sg_ovl_stats_t;
 
 /**

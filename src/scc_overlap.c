@@ -388,11 +388,13 @@ static void ovl_stats(const sg_graph_builder_t *b, FILE *fp)
     if (!d->o.overlaps)
         fprintf(fp, "  \"minimizers\": {\"index\": \"%s\", \"k\": %d, \"w\": %d, \"hpc\": true, \"sketched\": %llu, \"indexed\": %llu, "
                     "\"buckets\": %llu, \"max_occ\": %u, \"repeat_buckets\": %llu, \"hits\": %llu, "
-                    "\"repeat_reads\": %llu, \"reads_chained_on_device\": %llu},\n",
+                    "\"repeat_reads\": %llu, \"reads_chained_on_device\": %llu, \"seconds\": {\"index\": %.4f, \"device_chain\": %.4f, "
+                    "\"repeat_hits\": %.4f, \"repeat_chain\": %.4f, \"overlaps\": %.4f}},\n",
                 b->backend, SG_OVL_K, SG_OVL_W, (unsigned long long)d->ost.minimizers, (unsigned long long)d->ost.indexed,
                 (unsigned long long)d->ost.buckets, d->ost.max_occ, (unsigned long long)d->ost.rep_buckets,
                 (unsigned long long)d->ost.hits, (unsigned long long)d->ost.repeat_reads,
-                (unsigned long long)d->ost.device_reads);
+                (unsigned long long)d->ost.device_reads, d->ost.index_s, d->ost.device_chain_s, d->ost.repeat_hits_s,
+                d->ost.repeat_chain_s, d->ost.emit_s);
     if (!d->o.overlaps && d->index && d->index->stats && !strcmp(b->backend, d->index->name)) {
         fprintf(fp, "  \"index_%s\": {", d->index->name);
         d->index->stats(d->index, fp);
