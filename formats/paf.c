@@ -170,11 +170,56 @@ int sg_paf_read(const char *path, const sg_readset_t *rs, sg_overlap_sink_t sink
     return ret;
 }
 
+/* Decimal digits of v at p; the end. */
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do tmp[n++] = (char)('0' + v % 10);
+    while (v /= 10);
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
+static char *put_str(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
+}
+
+/* A line as printf's "%s\t%u\t%u\t%u\t%c\t%s\t%u\t%u\t%u\t%.0f\t%u\t255\ttp:A:S\tcm:i:%u\tdv:f:%.4f\n"
+ * writes it, without printf (millions of lines): the matches, an integer,
+ * and the divergence, a float in [0, 1] whose ten-thousandths are exact in
+ * a double and rounded to nearest even, as printf rounds. */
 void sg_paf_write(FILE *fp, const sg_readset_t *rs, const sg_overlap_t *o)
 {
     uint32_t span = o->qe - o->qs > o->te - o->ts ? o->qe - o->qs : o->te - o->ts;
-    fprintf(fp, "%s\t%u\t%u\t%u\t%c\t%s\t%u\t%u\t%u\t%.0f\t%u\t255\ttp:A:S\tcm:i:%u\tdv:f:%.4f\n",
-            sg_readset_name(rs, o->q), sg_readset_len(rs, o->q), o->qs, o->qe, o->rev ? '-' : '+',
-            sg_readset_name(rs, o->t), sg_readset_len(rs, o->t), o->ts, o->te, floor(o->identity * span + 0.5), span,
-            o->anchors, 1 - o->identity);
+    const char *qn = sg_readset_name(rs, o->q), *tn = sg_readset_name(rs, o->t);
+    char small[512], *buf = small;
+    size_t need = strlen(qn) + strlen(tn) + 256;
+    if (need > sizeof small) buf = sg_malloc(need);
+    char *p = buf;
+    p = put_str(p, qn), *p++ = '\t';
+    p = put_u64(p, sg_readset_len(rs, o->q)), *p++ = '\t';
+    p = put_u64(p, o->qs), *p++ = '\t';
+    p = put_u64(p, o->qe), *p++ = '\t';
+    *p++ = o->rev ? '-' : '+', *p++ = '\t';
+    p = put_str(p, tn), *p++ = '\t';
+    p = put_u64(p, sg_readset_len(rs, o->t)), *p++ = '\t';
+    p = put_u64(p, o->ts), *p++ = '\t';
+    p = put_u64(p, o->te), *p++ = '\t';
+    p = put_u64(p, (uint64_t)floor(o->identity * span + 0.5)), *p++ = '\t';
+    p = put_u64(p, span);
+    p = put_str(p, "\t255\ttp:A:S\tcm:i:");
+    p = put_u64(p, o->anchors);
+    p = put_str(p, "\tdv:f:");
+    const double dv = 1 - o->identity; /* a float's value: times 10^4 it is exact */
+    const uint64_t t = (uint64_t)nearbyint(dv * 10000);
+    p = put_u64(p, t / 10000), *p++ = '.';
+    const uint64_t frac = t % 10000;
+    *p++ = (char)('0' + frac / 1000), *p++ = (char)('0' + frac / 100 % 10), *p++ = (char)('0' + frac / 10 % 10);
+    *p++ = (char)('0' + frac % 10), *p++ = '\n';
+    fwrite(buf, 1, (size_t)(p - buf), fp);
+    if (buf != small) free(buf);
 }

@@ -15,6 +15,10 @@
  * share of its folded count */
 #define TANDEM_SUPPORT 0.5
 #define RIVAL_SHARE 0.3
+/* and it has at least this many repeated k-mer pairs per base of its reads:
+ * unique sequence has a few chance repeats at any distance, which a short
+ * period's tolerance of 2% explains once they lie far enough apart */
+#define TANDEM_PAIRS_PER_BASE 0.001
 /* copies: within 15% of the period; at most this many, a few from each read */
 #define MAX_COPIES 48
 #define COPIES_PER_READ 8
@@ -315,9 +319,11 @@ void sg_period_find(const char *const *seqs, const uint32_t *lens, uint32_t n, s
         repeated_kmers(seqs[n_used], lens[n_used], &lt, count_distance, hist);
     int rival;
     uint32_t p = spectrum_period(hist, &out->support, &rival);
+    uint64_t pairs = 0;
+    for (uint32_t d = 1; d <= SG_PERIOD_MAX; d++) pairs += hist[d];
     free(hist);
     out->period = p;
-    out->tandem = p && out->support >= TANDEM_SUPPORT && !rival;
+    out->tandem = p && out->support >= TANDEM_SUPPORT && !rival && pairs >= TANDEM_PAIRS_PER_BASE * used;
     out->unit = NULL;
     if (p) {
         /* the anchor: the k-mer (either strand) seen most often one period after itself */

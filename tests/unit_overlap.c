@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../formats/paf.h"
 #include "../src/dna.h"
 #include "../src/log.h"
 #include "../src/scc_minimizer.h"
@@ -406,20 +407,61 @@ static void test_period(void)
         free(arr);
         free(u);
     }
-    /* reads of unique sequence: no tandem period */
-    char *reads[10];
-    uint32_t lens[10];
-    for (int i = 0; i < 10; i++) reads[i] = random_seq(lens[i] = 8000);
-    sg_period_t per;
-    sg_period_find((const char *const *)reads, lens, 10, &per);
-    CHECK(!per.tandem, "unique sequence: period %u, support %.2f", per.period, per.support);
-    sg_period_free(&per);
-    for (int i = 0; i < 10; i++) free(reads[i]);
+    /* reads of unique sequence: no tandem period (their few chance repeats
+     * lie at any distance: once a short period's tolerance covered them all) */
+    for (int trial = 0; trial < 30; trial++) {
+        char *reads[10];
+        uint32_t lens[10];
+        for (int i = 0; i < 10; i++) reads[i] = random_seq(lens[i] = 8000);
+        sg_period_t per;
+        sg_period_find((const char *const *)reads, lens, 10, &per);
+        CHECK(!per.tandem, "unique sequence, trial %d: period %u, support %.2f", trial, per.period, per.support);
+        sg_period_free(&per);
+        for (int i = 0; i < 10; i++) free(reads[i]);
+    }
+}
+
+/* sg_paf_write's lines are printf's, byte for byte: random overlaps, and
+ * identities whose divergence lies on a rounding tie of %.4f and near it. */
+static void test_paf_write(void)
+{
+    char *reads[2] = {random_seq(5000), random_seq(7000)};
+    sg_readset_t *rs = make_readset(reads, 2, 1, 1 << 16);
+    char *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    FILE *fa = open_memstream(&a, &na), *fb = open_memstream(&b, &nb);
+    for (int i = 0; i < 200000; i++) {
+        sg_overlap_t o = {.q = (uint32_t)(i & 1), .t = (uint32_t)(~i & 1), .rev = (uint8_t)(i % 3 == 0),
+                          .anchors = (uint32_t)rand()};
+        o.qs = (uint32_t)(rand() % 4000), o.qe = o.qs + (uint32_t)(rand() % 1000);
+        o.ts = (uint32_t)(rand() % 4000), o.te = o.ts + (uint32_t)(rand() % 1000);
+        if (i % 4 == 0) o.identity = (float)rand() / (float)RAND_MAX;
+        else if (i % 4 == 1) o.identity = 1 - (float)(rand() % 20001) / 20000; /* ties of the fourth decimal */
+        else if (i % 4 == 2) o.identity = nextafterf(1 - (float)(rand() % 20001) / 20000, i & 8 ? 0.0f : 2.0f);
+        else o.identity = (float)(i % 5 == 0);
+        if (o.identity > 1) o.identity = 1;
+        sg_paf_write(fa, rs, &o);
+        uint32_t span = o.qe - o.qs > o.te - o.ts ? o.qe - o.qs : o.te - o.ts;
+        fprintf(fb, "%s\t%u\t%u\t%u\t%c\t%s\t%u\t%u\t%u\t%.0f\t%u\t255\ttp:A:S\tcm:i:%u\tdv:f:%.4f\n",
+                sg_readset_name(rs, o.q), sg_readset_len(rs, o.q), o.qs, o.qe, o.rev ? '-' : '+', sg_readset_name(rs, o.t),
+                sg_readset_len(rs, o.t), o.ts, o.te, floor(o.identity * span + 0.5), span, o.anchors, 1 - o.identity);
+    }
+    fclose(fa);
+    fclose(fb);
+    size_t at = 0;
+    while (at < na && at < nb && a[at] == b[at]) at++;
+    CHECK(na == nb && at == na, "sg_paf_write differs from printf at byte %zu: '%.80s' against '%.80s'", at, a + at, b + at);
+    free(a);
+    free(b);
+    sg_readset_free(rs);
+    free(reads[0]);
+    free(reads[1]);
 }
 
 int main(void)
 {
     sg_log_init("unit_overlap", 2);
+    RUN(test_paf_write);
     RUN(test_readset);
     RUN(test_sketch);
     RUN(test_overlaps_exact);
