@@ -163,23 +163,26 @@ int sg_backend_gpu_possible(char *why, size_t whysz)
     return 0;
 }
 
-/* scc -g overlap's index, measured on the H200 host (bench/overlap_bench.sh,
- * 1.0 Gb of pbsim reads, 16 threads): on the cpu, thread-seconds per 1e9
- * bases (sketch, partition, sort: 2.0 to 4.0 s of 16 threads, the faster
- * taken); on the device, seconds per 1e9 bases (copies, sketch, sort,
- * select, the copy back: 0.54 s) and then the host's bucketing, in
- * thread-seconds (0.39 s of 16 threads) */
+/* scc -g overlap's index and chaining, measured on the H200 hosts
+ * (bench/overlap_bench.sh, 1.0 Gb of pbsim reads, 16 threads): on the cpu,
+ * thread-seconds per 1e9 bases (the index: sketch, partition, sort, 2.0 to
+ * 4.0 s of 16 threads, the faster taken; the chaining, 2.75 s of 16); on
+ * the device, seconds per 1e9 bases (the index's copies, sketch, sort,
+ * select and copy back, 0.54 s; the chaining, 0.71 s) and then the host's
+ * part in thread-seconds (the buckets 0.39 s, the repeat reads' hits 0.26 s
+ * and the overlaps from the chains 0.1 s, of 16 threads) */
 #define OVL_INDEX_COST 32.0
-#define OVL_GPU_COST 0.55
-#define OVL_BUCKET_COST 6.2
+#define OVL_CHAIN_COST 44.0
+#define OVL_GPU_COST (0.54 + 0.71)
+#define OVL_HOST_COST (6.2 + 4.2 + 1.6)
 
 void sg_overlap_plan(double bases, int threads, sg_backend_estimate_t *e)
 {
     double env = plan_bases_env();
     if (env > 0) bases = env;
     double gb = bases / 1e9, t = threads > 0 ? threads : 1;
-    e->cpu_s = gb * OVL_INDEX_COST / t;
-    e->gpu_s = GPU_START_S + gb * (OVL_GPU_COST + OVL_BUCKET_COST / t);
+    e->cpu_s = gb * (OVL_INDEX_COST + OVL_CHAIN_COST) / t;
+    e->gpu_s = GPU_START_S + gb * (OVL_GPU_COST + OVL_HOST_COST / t);
     e->gpus = 1;
     e->size = bases;
     e->unit = "bases";
