@@ -71,6 +71,21 @@ __device__ Bucket bucket_of(const sg_mrec_t *rec, const uint32_t *bno, const uin
     return b;
 }
 
+// The occurrences in buckets of each size (the last bin: that size or more), for max_occ.
+__global__ void k_occ_hist(const uint32_t *begin, uint32_t n_bkt, unsigned long long *hist)
+{
+    __shared__ unsigned long long h[SG_OVL_OCC_HIST];
+    for (uint32_t i = threadIdx.x; i < SG_OVL_OCC_HIST; i += blockDim.x) h[i] = 0;
+    __syncthreads();
+    FOR_EACH(b, n_bkt) {
+        const uint32_t n = begin[b + 1] - begin[b];
+        atomicAdd(&h[n < SG_OVL_OCC_HIST - 1 ? n : SG_OVL_OCC_HIST - 1], (unsigned long long)n);
+    }
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < SG_OVL_OCC_HIST; i += blockDim.x)
+        if (h[i]) atomicAdd(&hist[i], h[i]);
+}
+
 // The reads that take the repeat path: a bucket above max_occ, or a bucket
 // they hold more than SG_REP_MAX_PER_READ times.
 __global__ void k_repeat(const sg_mrec_t *rec, const uint32_t *bno, const uint32_t *begin, uint64_t n, uint32_t max_occ,
@@ -421,13 +436,22 @@ struct Chainer {
         return 0;
     }
 
-    // The index's reads (sg_mindex_t chain).
-    int index_reads(const ChainIndex &ix, uint32_t max_occ, uint8_t *host, uint64_t *hits)
+    // The index's reads (sg_mindex_t chain_plan, then chain): what stays on
+    // the device between the two, and the batches planned on the host.
+    ChainIndex ix;
+    uint32_t nr = 0;
+    uint32_t *len_of, *j_of, *cnt, *bno, *bbegin;
+    uint8_t *rep;
+    uint64_t *cnt64 = nullptr;
+    Batches plan_b;
+
+    ~Chainer() { free(cnt64); }
+
+    int plan(const ChainIndex &x, uint32_t max_occ, uint32_t *used, uint8_t *host, uint64_t *hits)
     {
+        ix = x;
         double t0 = sg_realtime();
-        const uint32_t nr = ix.n_reads;
-        uint32_t *len_of, *j_of, *cnt, *bno, *bbegin;
-        uint8_t *rep;
+        nr = ix.n_reads;
         SG_TRY(alloc(&len_of, nr, "the reads' lengths"));
         SG_TRY(alloc(&j_of, nr, "the reads' places"));
         SG_TRY(alloc(&cnt, nr, "the reads' hit counts"));
@@ -449,8 +473,19 @@ struct Chainer {
         SG_TRY(alloc(&bbegin, (size_t)n_bkt + 1, "the buckets"));
         const uint32_t n_rec32 = (uint32_t)ix.n_rec;
         SG_CUDA_CHECK(cudaMemcpy(bbegin + n_bkt, &n_rec32, sizeof n_rec32, cudaMemcpyHostToDevice), "the buckets' end");
+        if (ix.n_rec) k_bucket_begin<<<grid(ix.n_rec), kThreads>>>(ix.first, bno, ix.n_rec, bbegin);
+        if (!max_occ) { // the host's choice, from the same counts
+            unsigned long long *d_hist;
+            uint64_t hist[SG_OVL_OCC_HIST];
+            SG_TRY(alloc(&d_hist, SG_OVL_OCC_HIST, "the bucket sizes"));
+            SG_CUDA_CHECK(cudaMemset(d_hist, 0, SG_OVL_OCC_HIST * sizeof *d_hist), "clearing the bucket sizes");
+            if (n_bkt) k_occ_hist<<<grid(n_bkt), kThreads>>>(bbegin, n_bkt, d_hist);
+            SG_CUDA_CHECK(cudaMemcpy(hist, d_hist, sizeof hist, cudaMemcpyDeviceToHost), "copying the bucket sizes");
+            m.dev_free(d_hist);
+            max_occ = sg_ovl_max_occ(hist);
+        }
+        *used = max_occ;
         if (ix.n_rec) {
-            k_bucket_begin<<<grid(ix.n_rec), kThreads>>>(ix.first, bno, ix.n_rec, bbegin);
             k_repeat<<<grid(ix.n_rec), kThreads>>>(ix.rec, bno, bbegin, ix.n_rec, max_occ, rep);
             k_count<<<grid(ix.n_rec), kThreads>>>(ix.rec, bno, bbegin, ix.n_rec, rep, cnt);
         }
@@ -459,13 +494,13 @@ struct Chainer {
         uint8_t *h_rep = (uint8_t *)sg_malloc((size_t)nr + 1);
         uint32_t *h_cnt = (uint32_t *)sg_malloc(((size_t)nr + 1) * sizeof *h_cnt),
                  *h_j = (uint32_t *)sg_malloc(((size_t)nr + 1) * sizeof *h_j);
-        uint64_t *cnt64 = (uint64_t *)sg_malloc(((size_t)nr + 1) * sizeof *cnt64);
+        cnt64 = (uint64_t *)sg_malloc(((size_t)nr + 1) * sizeof *cnt64);
         cudaError_t e = cudaMemcpy(h_rep, rep, nr, cudaMemcpyDeviceToHost);
         if (e == cudaSuccess) e = cudaMemcpy(h_cnt, cnt, (size_t)nr * sizeof *h_cnt, cudaMemcpyDeviceToHost);
         if (e == cudaSuccess) e = cudaMemcpy(h_j, j_of, (size_t)nr * sizeof *h_j, cudaMemcpyDeviceToHost);
         int r = e == cudaSuccess ? 0 : sg_cuda_fail(err, errsz, "copying the hit counts", e);
         uint64_t total = 0;
-        for (uint32_t i = 0; i < nr; i++) {
+        for (uint32_t i = 0; r == 0 && i < nr; i++) {
             cnt64[i] = h_cnt[i];
             total += h_cnt[i];
             if (h_j[i] == UINT32_MAX) continue; // not stored
@@ -477,30 +512,33 @@ struct Chainer {
         free(h_j);
         free(h_cnt);
         sec->hits = *hits = total;
-        Batches b;
         uint64_t cap = 0;
         if (r == 0) r = batch_cap(&cap);
         if (r == 0) {
-            b.plan(cnt64, nr, cap);
-            r = alloc_batch(b);
+            plan_b.plan(cnt64, nr, cap);
+            r = alloc_batch(plan_b);
         }
+        return r;
+    }
+
+    int run()
+    {
+        int r = 0;
         for (uint32_t r0 = 0, r1; r == 0 && r0 < nr; r0 = r1) {
-            const uint64_t acc = b.next(cnt64, nr, r0, &r1);
+            const uint64_t acc = plan_b.next(cnt64, nr, r0, &r1);
             if (!acc) continue;
             const uint32_t nq = r1 - r0;
             // 2. the hits, each read's at its place
-            t0 = sg_realtime();
-            r = m.run_cub("placing hits", [&](void *tmp, size_t &bytes) {
+            double t0 = sg_realtime();
+            SG_TRY(m.run_cub("placing hits", [&](void *tmp, size_t &bytes) {
                 return cub::DeviceScan::ExclusiveSum(tmp, bytes, cnt + r0, off, (int64_t)nq + 1);
-            });
-            if (r < 0) break;
+            }));
             SG_CUDA_CHECK(cudaMemset(cur, 0, ((size_t)nq + 1) * sizeof *cur), "clearing the cursors");
             k_fill<<<grid(ix.n_rec), kThreads>>>(ix.rec, bno, bbegin, ix.n_rec, rep, len_of, ix.k, r0, r1, off, cur,
                                                  key[0], val[0]);
             r = m.sync(what, &sec->hits_s, t0);
             if (r == 0) r = chain_batch(acc, nq, r0, nullptr, ix, j_of);
         }
-        free(cnt64);
         return r;
     }
 
@@ -542,18 +580,38 @@ struct Chainer {
 
 } // namespace
 
-int sg_chain_device(DevMem &m, const ChainIndex &ix, uint32_t max_occ, uint8_t *host, sg_chain_rec_t **out,
-                    size_t *n_out, uint64_t *hits, ChainSeconds *sec)
+struct ChainState {
+    Chainer c;
+    ChainState(DevMem &m, ChainSeconds *sec) : c(m, sec) {}
+};
+
+ChainState *sg_chain_device_plan(DevMem &m, const ChainIndex &ix, uint32_t max_occ, uint32_t *used, uint8_t *host,
+                                 uint64_t *hits, ChainSeconds *sec, int *r)
 {
     memset(sec, 0, sizeof *sec);
-    Chainer c(m, sec);
+    ChainState *st = new ChainState(m, sec);
     double t0 = sg_realtime();
-    int r = c.index_reads(ix, max_occ, host, hits);
+    *r = st->c.plan(ix, max_occ, used, host, hits);
     sec->total = sg_realtime() - t0;
-    *out = c.out;
-    *n_out = c.n_out;
-    sec->chains = c.n_out;
+    return st;
+}
+
+int sg_chain_device_run(ChainState *st, sg_chain_rec_t **out, size_t *n_out)
+{
+    double t0 = sg_realtime();
+    int r = st->c.run();
+    st->c.sec->total += sg_realtime() - t0;
+    *out = st->c.out;
+    *n_out = st->c.n_out;
+    st->c.out = nullptr;
+    st->c.sec->chains = *n_out;
     return r;
+}
+
+void sg_chain_state_free(ChainState *st)
+{
+    if (st) free(st->c.out);
+    delete st;
 }
 
 int sg_chain_device_hits(DevMem &m, uint32_t n, const uint32_t *q, const uint64_t *const *key,

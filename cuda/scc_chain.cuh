@@ -33,11 +33,15 @@ struct ChainSeconds {
     double flag, hits_s, upload, sort, bands, chain, download, total;
 };
 
-// sg_mindex_t's chain (scc_minimizer.h) on the index ix; m's buffers are
-// left for the caller to release; *out (sg_malloc'd) holds what was found
-// even on failure.
-int sg_chain_device(DevMem &m, const ChainIndex &ix, uint32_t max_occ, uint8_t *host, sg_chain_rec_t **out,
-                    size_t *n_out, uint64_t *hits, ChainSeconds *sec);
+// sg_mindex_t's chain_plan (scc_minimizer.h) on the index ix, then its
+// chain: the state between them (delete with sg_chain_state_free); *r: 0
+// or SG_ERR_DEVICE with the reason in m.err. m's buffers are left for the
+// caller to release after the run.
+struct ChainState;
+ChainState *sg_chain_device_plan(DevMem &m, const ChainIndex &ix, uint32_t max_occ, uint32_t *used, uint8_t *host,
+                                 uint64_t *hits, ChainSeconds *sec, int *r);
+int sg_chain_device_run(ChainState *st, sg_chain_rec_t **out, size_t *n_out);
+void sg_chain_state_free(ChainState *st);
 
 // sg_mindex_t's chain_hits; sec adds to sg_chain_device's.
 int sg_chain_device_hits(DevMem &m, uint32_t n, const uint32_t *q, const uint64_t *const *key,

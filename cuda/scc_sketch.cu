@@ -186,6 +186,7 @@ struct Index : DevMem {
     ChainIndex cix; // what the chaining needs, on the device from build to chain
     int have_cix;
     ChainSeconds chain;
+    ChainState *cs; // from chain_plan to chain
 
     void warm_join()
     {
@@ -393,7 +394,9 @@ int x_build(sg_mindex_t *mx, const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_
     *out = NULL;
     memset(&x->sec, 0, sizeof x->sec);
     x->err[0] = 0;
-    x->release(); // an earlier build's, never chained
+    sg_chain_state_free(x->cs); // an earlier build's, never chained
+    x->cs = nullptr;
+    x->release();
     x->have_cix = 0;
     cudaGetLastError(); // an earlier caller's error is not this run's
     double t0 = sg_realtime();
@@ -411,22 +414,44 @@ int x_build(sg_mindex_t *mx, const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_
     return 0;
 }
 
-int x_chain(sg_mindex_t *mx, uint32_t max_occ, uint8_t *host, sg_chain_rec_t **out, size_t *n_out, uint64_t *hits,
-            char *err, size_t errsz)
+int x_chain_plan(sg_mindex_t *mx, uint32_t max_occ, uint32_t *used, uint8_t *host, uint64_t *hits, char *err,
+                 size_t errsz)
 {
     Index *x = (Index *)mx->priv;
-    *out = NULL;
-    *n_out = 0;
     *hits = 0;
+    *used = max_occ;
     if (!x->have_cix) {
         snprintf(err, errsz, "CUDA device %d: internal error: chaining without an index", x->id);
         return SG_ERR_DEVICE;
     }
-    double t0 = sg_realtime();
-    int r = sg_chain_device(*x, x->cix, max_occ, host, out, n_out, hits, &x->chain);
+    sg_chain_state_free(x->cs);
+    int r;
+    x->cs = sg_chain_device_plan(*x, x->cix, max_occ, used, host, hits, &x->chain, &r);
+    if (r < 0) {
+        sg_chain_state_free(x->cs);
+        x->cs = nullptr;
+        x->release();
+        x->have_cix = 0;
+        snprintf(err, errsz, "CUDA device %d: %s", x->id, x->err);
+        return SG_ERR_DEVICE;
+    }
+    return 0;
+}
+
+// (on a thread of its own, maybe: the device is made current here)
+int x_chain(sg_mindex_t *mx, sg_chain_rec_t **out, size_t *n_out, char *err, size_t errsz)
+{
+    Index *x = (Index *)mx->priv;
+    *out = NULL;
+    *n_out = 0;
+    int r = SG_ERR_DEVICE;
+    if (!x->cs) snprintf(x->err, x->errsz, "internal error: chaining without a plan");
+    else if (cudaSetDevice(x->local) != cudaSuccess) snprintf(x->err, x->errsz, "cannot make the device current");
+    else r = sg_chain_device_run(x->cs, out, n_out);
+    sg_chain_state_free(x->cs);
+    x->cs = nullptr;
     x->release();
     x->have_cix = 0;
-    x->chain.total = sg_realtime() - t0;
     if (r < 0) {
         snprintf(err, errsz, "CUDA device %d: %s", x->id, x->err);
         free(*out);
@@ -478,6 +503,7 @@ void x_free(sg_mindex_t *mx)
 {
     Index *x = (Index *)mx->priv;
     x->warm_join();
+    sg_chain_state_free(x->cs);
     x->release();
     free(x);
     free(mx);
@@ -498,6 +524,7 @@ extern "C" int sg_mindex_cuda(const sg_graph_opts_t *o, sg_mindex_t **out, char 
     sg_mindex_t *mx = (sg_mindex_t *)sg_calloc(1, sizeof *mx);
     mx->name = "cuda";
     mx->build = x_build;
+    mx->chain_plan = x_chain_plan;
     mx->chain = x_chain;
     mx->chain_hits = x_chain_hits;
     mx->stats = x_stats;

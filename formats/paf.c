@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "paf.h"
 #include "../src/log.h"
+#include "../src/pipeline.h"
 #include "seqio.h"
 
 #include <errno.h>
@@ -189,23 +190,21 @@ static char *put_str(char *p, const char *s)
 }
 
 /* A line as printf's "%s\t%u\t%u\t%u\t%c\t%s\t%u\t%u\t%u\t%.0f\t%u\t255\ttp:A:S\tcm:i:%u\tdv:f:%.4f\n"
- * writes it, without printf (millions of lines): the matches, an integer,
- * and the divergence, a float in [0, 1] whose ten-thousandths are exact in
- * a double and rounded to nearest even, as printf rounds. */
-void sg_paf_write(FILE *fp, const sg_readset_t *rs, const sg_overlap_t *o)
+ * writes it, without printf (millions of lines), into buf (the names' bytes
+ * and PAF_LINE_MORE more): the matches, an integer, and the divergence, a
+ * float in [0, 1] whose ten-thousandths are exact in a double and rounded
+ * to nearest even, as printf rounds. @return its length */
+#define PAF_LINE_MORE 192
+static size_t format_line(char *buf, const sg_readset_t *rs, const sg_overlap_t *o)
 {
     uint32_t span = o->qe - o->qs > o->te - o->ts ? o->qe - o->qs : o->te - o->ts;
-    const char *qn = sg_readset_name(rs, o->q), *tn = sg_readset_name(rs, o->t);
-    char small[512], *buf = small;
-    size_t need = strlen(qn) + strlen(tn) + 256;
-    if (need > sizeof small) buf = sg_malloc(need);
     char *p = buf;
-    p = put_str(p, qn), *p++ = '\t';
+    p = put_str(p, sg_readset_name(rs, o->q)), *p++ = '\t';
     p = put_u64(p, sg_readset_len(rs, o->q)), *p++ = '\t';
     p = put_u64(p, o->qs), *p++ = '\t';
     p = put_u64(p, o->qe), *p++ = '\t';
     *p++ = o->rev ? '-' : '+', *p++ = '\t';
-    p = put_str(p, tn), *p++ = '\t';
+    p = put_str(p, sg_readset_name(rs, o->t)), *p++ = '\t';
     p = put_u64(p, sg_readset_len(rs, o->t)), *p++ = '\t';
     p = put_u64(p, o->ts), *p++ = '\t';
     p = put_u64(p, o->te), *p++ = '\t';
@@ -220,6 +219,86 @@ void sg_paf_write(FILE *fp, const sg_readset_t *rs, const sg_overlap_t *o)
     const uint64_t frac = t % 10000;
     *p++ = (char)('0' + frac / 1000), *p++ = (char)('0' + frac / 100 % 10), *p++ = (char)('0' + frac / 10 % 10);
     *p++ = (char)('0' + frac % 10), *p++ = '\n';
-    fwrite(buf, 1, (size_t)(p - buf), fp);
+    return (size_t)(p - buf);
+}
+
+static size_t line_room(const sg_readset_t *rs, const sg_overlap_t *o)
+{
+    return strlen(sg_readset_name(rs, o->q)) + strlen(sg_readset_name(rs, o->t)) + PAF_LINE_MORE;
+}
+
+void sg_paf_write(FILE *fp, const sg_readset_t *rs, const sg_overlap_t *o)
+{
+    char small[512], *buf = small;
+    size_t need = line_room(rs, o);
+    if (need > sizeof small) buf = sg_malloc(need);
+    fwrite(buf, 1, format_line(buf, rs, o), fp);
     if (buf != small) free(buf);
+}
+
+/* sg_paf_write_all: chunks of overlaps formatted on any thread, written in order */
+#define PAF_CHUNK 65536
+
+typedef struct {
+    FILE *fp;
+    const sg_readset_t *rs;
+    const sg_overlap_t *ov;
+    size_t n, next;
+} paf_all_t;
+
+typedef struct {
+    size_t first, n, len;
+    char *text;
+} paf_chunk_t;
+
+static int paf_source(void *vctx, void *item, sg_emit_t *emit)
+{
+    (void)item;
+    paf_all_t *a = vctx;
+    if (a->next == a->n) return 0;
+    paf_chunk_t *c = sg_calloc(1, sizeof *c);
+    c->first = a->next;
+    c->n = a->n - a->next < PAF_CHUNK ? a->n - a->next : PAF_CHUNK;
+    a->next += c->n;
+    sg_emit(emit, c);
+    return a->next < a->n;
+}
+
+static int paf_format(void *vctx, void *item, sg_emit_t *emit)
+{
+    (void)emit;
+    const paf_all_t *a = vctx;
+    paf_chunk_t *c = item;
+    size_t room = 0;
+    for (size_t i = 0; i < c->n; i++) room += line_room(a->rs, &a->ov[c->first + i]);
+    c->text = sg_malloc(room);
+    for (size_t i = 0; i < c->n; i++) c->len += format_line(c->text + c->len, a->rs, &a->ov[c->first + i]);
+    return 0;
+}
+
+static int paf_out(void *vctx, void *item, sg_emit_t *emit)
+{
+    paf_all_t *a = vctx;
+    paf_chunk_t *c = item;
+    if (!c) return 0;
+    fwrite(c->text, 1, c->len, a->fp); /* errors: the output's close reports them */
+    sg_emit(emit, c);
+    return 0;
+}
+
+static void paf_free(void *vctx, void *item)
+{
+    (void)vctx;
+    paf_chunk_t *c = item;
+    free(c->text);
+    free(c);
+}
+
+int sg_paf_write_all(FILE *fp, const sg_readset_t *rs, const sg_overlap_t *ov, size_t n, int n_threads)
+{
+    if (!n) return 0;
+    paf_all_t a = {fp, rs, ov, n, 0};
+    const sg_step_t steps[] = {{"overlaps", paf_source, 1, 0}, {"format", paf_format, 0, 0}, {"write", paf_out, 1, 0}};
+    sg_pipeline_opts_t po = {.n_threads = n_threads > 0 ? n_threads : 1, .max_items = 2 * n_threads + 4, .free_item = paf_free};
+    return sg_pipeline_run(steps, 3, &a, &po);
 }

@@ -28,4 +28,10 @@ int sg_paf_read(const char *path, const sg_readset_t *rs, sg_overlap_sink_t sink
  * cm:i (minimizer hits) and dv:f (1 - identity), as minimap2 writes them. */
 void sg_paf_write(FILE *fp, const sg_readset_t *rs, const sg_overlap_t *o);
 
+/** The lines of ov[0..n) in order, as sg_paf_write writes each, formatted
+ * on n_threads threads (millions of overlaps).
+ * @return 0, or the pipeline's SG_ERR_* code (its threads could not start) */
+int sg_paf_write_all(FILE *fp, const sg_readset_t *rs, const sg_overlap_t *ov, size_t n, int n_threads)
+    __attribute__((warn_unused_result));
+
 #endif

@@ -6,6 +6,7 @@
 #include "pipeline.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -372,27 +373,33 @@ static inline void lookup_bucket(lookup_t *l)
 #define MIN_MAX_OCC 32
 #define MAX_OCC_FACTOR 8
 
-static uint32_t choose_max_occ(const ctx_t *cx)
+uint32_t sg_ovl_max_occ(const uint64_t hist[SG_OVL_OCC_HIST])
 {
-    uint64_t hist[1025] = {0}, total = 0;
-    for (int p = 0; p < N_PART; p++) {
-        const part_t *pa = &cx->part[p];
-        for (uint32_t i = 0; i < pa->n_key; i++) {
-            uint32_t n = pa->bkt[i + 1].off - pa->bkt[i].off;
-            hist[n < 1024 ? n : 1024] += n;
-            total += n;
-        }
-    }
+    uint64_t total = 0;
+    for (uint32_t n = 0; n < SG_OVL_OCC_HIST; n++) total += hist[n];
     /* the median over occurrences: what a minimizer of a read typically meets */
     uint64_t acc = 0;
     uint32_t med = 2;
-    for (uint32_t n = 2; n <= 1024; n++)
+    for (uint32_t n = 2; n < SG_OVL_OCC_HIST; n++)
         if ((acc += hist[n]) * 2 >= total) {
             med = n;
             break;
         }
     uint32_t m = MAX_OCC_FACTOR * med;
     return m > MIN_MAX_OCC ? m : MIN_MAX_OCC;
+}
+
+static uint32_t choose_max_occ(const ctx_t *cx)
+{
+    uint64_t hist[SG_OVL_OCC_HIST] = {0};
+    for (int p = 0; p < N_PART; p++) {
+        const part_t *pa = &cx->part[p];
+        for (uint32_t i = 0; i < pa->n_key; i++) {
+            uint32_t n = pa->bkt[i + 1].off - pa->bkt[i].off;
+            hist[n < SG_OVL_OCC_HIST - 1 ? n : SG_OVL_OCC_HIST - 1] += n;
+        }
+    }
+    return sg_ovl_max_occ(hist);
 }
 
 /* ---- overlaps ---- */
@@ -976,18 +983,25 @@ static void rep_free_out(void *out)
     if (!b->kept) rep_block_free(b);
 }
 
-/* The repeat reads' hits, made on the host's threads, chained on the device. */
-static int repeat_reads_on_device(ctx_t *cx, int nt, char *err, size_t errsz)
+/* The repeat reads' hits, made on the host's threads. */
+static int repeat_hits(ctx_t *cx, int nt)
 {
     double t0 = sg_realtime();
     cx->reps = sg_calloc(1, sizeof *cx->reps);
     pfor_t pf = {.n = cx->n_block, .work = rep_block, .collect = rep_collect, .free_out = rep_free_out, .ctx = cx};
     int r = parallel_for(&pf, nt);
     cx->st->repeat_hits_s = sg_realtime() - t0;
+    return r;
+}
+
+/* ... chained on the device. */
+static int repeat_chains(ctx_t *cx, char *err, size_t errsz)
+{
     rep_store_t *s = cx->reps;
-    if (r < 0 || !s->n) return r;
+    if (!s->n) return 0;
     size_t n_ch = 0;
-    t0 = sg_realtime();
+    double t0 = sg_realtime();
+    int r;
     r = cx->o.index->chain_hits(cx->o.index, s->n, s->q, s->key, s->val, s->cnt, &s->ch, &n_ch, err, errsz);
     cx->st->repeat_chain_s = sg_realtime() - t0;
     for (size_t i = 0; i < s->n_blk; i++) { /* the hits are done with */
@@ -1033,6 +1047,65 @@ static void rep_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
         sg_overlap_t o;
         if (chain_overlap(cx, q, d->t, d->rev, &d->c, rb[hi] - rb[lo], (uint32_t)(hi - lo), &o)) add_overlap(qb, &o);
     }
+}
+
+/* The device's chaining of its reads, on a thread of its own while the
+ * host makes the buckets and the repeat reads' hits. */
+typedef struct {
+    sg_mindex_t *index;
+    pthread_t tid;
+    int started, r;
+    uint32_t max_occ;
+    uint64_t hits;
+    sg_chain_rec_t *out;
+    size_t n_out;
+    double sec;
+    char err[512];
+} dev_chain_t;
+
+static void *dev_chain_main(void *arg)
+{
+    dev_chain_t *dc = arg;
+    double t0 = sg_realtime();
+    dc->r = dc->index->chain(dc->index, &dc->out, &dc->n_out, dc->err, sizeof dc->err);
+    dc->sec = sg_realtime() - t0;
+    return NULL;
+}
+
+/* The plan (max_occ, the repeat reads in cx->host), then the thread. */
+static int dev_chain_start(ctx_t *cx, dev_chain_t *dc, char *err, size_t errsz)
+{
+    dc->index = cx->o.index;
+    cx->host = sg_calloc((size_t)sg_readset_n(cx->rs) + 1, 1);
+    int r = dc->index->chain_plan(dc->index, cx->o.max_occ, &dc->max_occ, cx->host, &dc->hits, err, errsz);
+    if (r < 0) return r;
+    if (pthread_create(&dc->tid, NULL, dev_chain_main, dc) != 0) {
+        dev_chain_main(dc); /* no thread: here and now */
+        return 0;
+    }
+    dc->started = 1;
+    return 0;
+}
+
+/* The thread's end, and its chains in cx. */
+static int dev_chain_join(ctx_t *cx, dev_chain_t *dc, char *err, size_t errsz)
+{
+    if (dc->started) pthread_join(dc->tid, NULL);
+    dc->started = 0;
+    cx->st->device_chain_s = dc->sec;
+    if (dc->r < 0) {
+        snprintf(err, errsz, "%s", dc->err);
+        return dc->r;
+    }
+    const uint32_t n = sg_readset_n(cx->rs);
+    cx->st->hits += dc->hits;
+    for (uint32_t q = 0; q < n; q++)
+        cx->st->device_reads += sg_readset_stored(cx->rs, q) && (!cx->host[q] || cx->o.index->chain_hits);
+    cx->dev = dc->out;
+    cx->dev_first = sg_calloc((size_t)n + 2, sizeof *cx->dev_first);
+    for (size_t i = 0; i < dc->n_out; i++) cx->dev_first[dc->out[i].q + 1]++;
+    for (uint32_t q = 0; q <= n; q++) cx->dev_first[q + 1] += cx->dev_first[q];
+    return 0;
 }
 
 /* The overlaps of q from a device's chains. */
@@ -1089,8 +1162,11 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     int nt = o->n_threads > 0 ? o->n_threads : 1, r;
     double t0 = sg_realtime();
     make_blocks(cx);
+    dev_chain_t dc = {0};
     if (o->index) {
         r = o->index->build(o->index, rs, o, &cx->dev_rec, cx->dev_part, &st->minimizers, err, errsz);
+        /* the device chains its reads while the host makes the buckets and the repeat reads' hits */
+        if (r == 0 && o->index->chain_plan) r = dev_chain_start(cx, &dc, err, errsz);
         pfor_t parts = {.n = N_PART, .work = device_part, .ctx = cx};
         if (r == 0) r = parallel_for(&parts, nt);
         free(cx->dev_rec);
@@ -1106,7 +1182,8 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
             st->buckets += cx->part[p].n_key;
             st->indexed += cx->part[p].bkt ? cx->part[p].bkt[cx->part[p].n_key].off : 0;
         }
-        cx->max_occ = o->max_occ ? o->max_occ : choose_max_occ(cx);
+        /* the device's choice when it chains: the same counts give the same */
+        cx->max_occ = cx->host ? dc.max_occ : o->max_occ ? o->max_occ : choose_max_occ(cx);
         st->max_occ = cx->max_occ;
         for (int p = 0; p < N_PART; p++)
             for (uint32_t i = 0; i < cx->part[p].n_key; i++)
@@ -1114,26 +1191,16 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     }
     st->index_s = sg_realtime() - t0;
     t0 = sg_realtime();
-    sg_chain_rec_t *dev = NULL;
-    if (r == 0 && o->index && o->index->chain) { /* the device chains all but the repeat reads */
-        const uint32_t n = sg_readset_n(rs);
-        size_t n_dev = 0;
-        uint64_t hits = 0;
-        cx->host = sg_calloc((size_t)n + 1, 1);
-        double t1 = sg_realtime();
-        r = o->index->chain(o->index, cx->max_occ, cx->host, &dev, &n_dev, &hits, err, errsz);
-        st->device_chain_s = sg_realtime() - t1;
-        if (r == 0) {
-            st->hits += hits;
-            for (uint32_t q = 0; q < n; q++)
-                st->device_reads += sg_readset_stored(rs, q) && (!cx->host[q] || o->index->chain_hits);
-            cx->dev = dev;
-            cx->dev_first = sg_calloc((size_t)n + 2, sizeof *cx->dev_first);
-            for (size_t i = 0; i < n_dev; i++) cx->dev_first[dev[i].q + 1]++;
-            for (uint32_t q = 0; q <= n; q++) cx->dev_first[q + 1] += cx->dev_first[q];
-            make_blocks(cx);
-            if (o->index->chain_hits) r = repeat_reads_on_device(cx, nt, err, errsz);
+    if (cx->host) {
+        make_blocks(cx); /* the repeat reads weigh more */
+        if (r == 0 && o->index->chain_hits) r = repeat_hits(cx, nt);
+        char jerr[512] = "";
+        int rj = dev_chain_join(cx, &dc, jerr, sizeof jerr); /* always: the thread ends before anything is freed */
+        if (r == 0 && rj < 0) {
+            r = rj;
+            snprintf(err, errsz, "%s", jerr);
         }
+        if (r == 0 && o->index->chain_hits) r = repeat_chains(cx, err, errsz);
     }
     pfor_t query = {.n = cx->n_block, .work = query_block, .collect = emit_block, .free_out = free_block_ovl, .ctx = cx};
     double t1 = sg_realtime();
@@ -1151,7 +1218,7 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     free(cx->host);
     free(cx->dev_first);
     rep_store_free(cx->reps);
-    free(dev);
+    free(dc.out);
     free(cx);
     return r;
 }

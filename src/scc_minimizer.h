@@ -84,18 +84,29 @@ struct sg_mindex {
     int (*build)(sg_mindex_t *x, const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_mrec_t **out,
                  size_t part[SG_OVL_PARTS + 1], uint64_t *sketched, char *err, size_t errsz);
     /**
-     * Optional, after build (and only then): the chains (src/scc_chain.h)
-     * of the reads whose minimizers are all in buckets of max_occ or fewer
-     * occurrences, each held by the read SG_REP_MAX_PER_READ times or fewer;
-     * host[i] (sg_readset_n(rs) bytes, zeroed by the caller) is set to 1
-     * for every other stored read, left to the host. The chains go to *out
+     * Optional, after build (and only then): the plan of the chaining on the
+     * device. max_occ: the limit on buckets paired in full (0: chosen from
+     * the index by sg_ovl_max_occ(), as the host chooses it), into *used.
+     * The reads whose minimizers are all in buckets of max_occ or fewer
+     * occurrences, each held by the read SG_REP_MAX_PER_READ times or fewer,
+     * have their hits made and chained on the device by chain; host[i]
+     * (sg_readset_n(rs) bytes, zeroed by the caller) is set to 1 for every
+     * other stored read (the repeat reads: the host makes their hits).
+     * *hits: the hits the device will chain.
+     * @return 0, or SG_ERR_DEVICE with the reason in err (the device's
+     *         memory is freed then)
+     */
+    int (*chain_plan)(sg_mindex_t *x, uint32_t max_occ, uint32_t *used, uint8_t *host, uint64_t *hits, char *err,
+                      size_t errsz);
+    /**
+     * After chain_plan: the chains (src/scc_chain.h) of those reads, to *out
      * (sg_malloc'd, *n_out of them) in order of q, and of each q's as the
-     * host finds them; *hits: the hits chained. The device's memory of
-     * build is freed, whatever the outcome.
+     * host finds them. May run on a thread of its own while the caller works
+     * on the host (with no other call to x meanwhile). The device's memory
+     * of build is freed, whatever the outcome.
      * @return 0, or SG_ERR_DEVICE with the reason in err
      */
-    int (*chain)(sg_mindex_t *x, uint32_t max_occ, uint8_t *host, sg_chain_rec_t **out, size_t *n_out,
-                 uint64_t *hits, char *err, size_t errsz);
+    int (*chain)(sg_mindex_t *x, sg_chain_rec_t **out, size_t *n_out, char *err, size_t errsz);
     /**
      * Optional, with chain: the chains of hits the host made (the repeat
      * reads'): those of read q[i] are key[i][0 .. cnt[i]) and val[i]'s
@@ -121,6 +132,12 @@ struct sg_ovl_opts {
     int rep_partners;        /* reads each read is paired with in a bucket above max_occ */
     sg_mindex_t *index;      /* NULL: the index is built on the host's threads */
 };
+
+/* The limit on buckets paired in full (max_occ) from the buckets' sizes:
+ * hist[n] holds the occurrences in buckets of n (the last: of that many or
+ * more). */
+#define SG_OVL_OCC_HIST 1025
+uint32_t sg_ovl_max_occ(const uint64_t hist[SG_OVL_OCC_HIST]);
 
 /** The defaults above, for n_threads threads and dovetails of min_overlap bases or more. */
 void sg_ovl_opts_default(sg_ovl_opts_t *o, int n_threads, uint32_t min_overlap);

@@ -69,7 +69,7 @@ static int step_store(void *vctx, void *item, sg_emit_t *emit)
     return r;
 }
 
-/* Overlaps as they come: written out when asked, kept when their identity is high enough. */
+/* Overlaps as they come: kept when their identity is high enough (and written out after, when asked). */
 static int take_overlaps(void *arg, const sg_overlap_t *ov, size_t n)
 {
     ovl_t *d = arg;
@@ -79,7 +79,6 @@ static int take_overlaps(void *arg, const sg_overlap_t *ov, size_t n)
             d->low_identity++;
             continue;
         }
-        if (d->o.overlaps_out) sg_paf_write(d->o.overlaps_out, d->rs, &ov[i]);
         if (d->n_ov == d->m_ov) d->ov = sg_realloc(d->ov, (d->m_ov = d->m_ov ? 2 * d->m_ov : 4096) * sizeof *d->ov);
         d->ov[d->n_ov++] = ov[i];
     }
@@ -263,6 +262,11 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
             oo.index = NULL;
             r = sg_overlaps_find(d->rs, &oo, take_overlaps, d, &d->ost, b->err, sizeof b->err);
         }
+    }
+    if (r == 0 && d->o.overlaps_out) { /* the kept ones, in order, formatted on all threads */
+        double t1 = sg_realtime();
+        r = sg_paf_write_all(d->o.overlaps_out, d->rs, d->ov, d->n_ov, d->o.n_threads);
+        d->ost.overlap_s += sg_realtime() - t1; /* the own overlapper's output is part of its time, as minimap2's */
     }
     b->sec[1] = sg_realtime() - t0;
     if (r < 0) return r;
