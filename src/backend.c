@@ -163,18 +163,20 @@ int sg_backend_gpu_possible(char *why, size_t whysz)
     return 0;
 }
 
-/* scc -g overlap's index and chaining, measured on the H200 hosts
- * (bench/overlap_bench.sh, 1.0 Gb of pbsim reads, 16 threads): on the cpu,
- * thread-seconds per 1e9 bases (the index: sketch, partition, sort, 2.0 to
- * 4.0 s of 16 threads, the faster taken; the chaining, 2.75 s of 16); on
- * the device, seconds per 1e9 bases (the index's copies, sketch, sort,
- * select and copy back, 0.54 s; the chaining, 0.71 s) and then the host's
- * part in thread-seconds (the buckets 0.39 s, the repeat reads' hits 0.26 s
- * and the overlaps from the chains 0.1 s, of 16 threads) */
-#define OVL_INDEX_COST 32.0
-#define OVL_CHAIN_COST 44.0
-#define OVL_GPU_COST (0.54 + 0.71)
-#define OVL_HOST_COST (6.2 + 4.2 + 1.6)
+/* scc -g overlap's index and chaining, measured on the H200 host
+ * (bench/overlap_bench.sh, 1.0 Gb of pbsim reads, 16 threads;
+ * bench/results/h200-2026-12-01-overlap-chain.md): on the cpu,
+ * thread-seconds per 1e9 bases (the index: sketch, partition, sort, 0.88 s
+ * of 16 threads; the chaining and the PAF, 0.89 s); on the device, seconds
+ * per 1e9 bases (the index's copies, sketch, sort, select and copy back,
+ * 0.63 s; the chaining, 0.81 s) and the host's part in thread-seconds (the
+ * buckets and the repeat reads' hits, beside the device's chaining, and the
+ * overlaps from the chains: 0.5 s of 16 threads). So with 16 threads the
+ * cpu; with 8 the device from about 600 Mb of reads, with 2 from 100 Mb. */
+#define OVL_INDEX_COST 14.0
+#define OVL_CHAIN_COST 14.0
+#define OVL_GPU_COST (0.63 + 0.81)
+#define OVL_HOST_COST 8.0
 
 void sg_overlap_plan(double bases, int threads, sg_backend_estimate_t *e)
 {
