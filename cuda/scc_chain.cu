@@ -107,14 +107,14 @@ __global__ void k_repeat(const sg_mrec_t *rec, const uint32_t *bno, const uint32
 // occurrences with the bucket's entries of reads before it and its own
 // later ones.
 __global__ void k_count(const sg_mrec_t *rec, const uint32_t *bno, const uint32_t *begin, uint64_t n, const uint8_t *rep,
-                        uint32_t *cnt)
+                        unsigned long long *cnt)
 {
     FOR_EACH(i, n) {
         const uint32_t q = rec[i].rid;
         if (rep[q]) continue;
         const Bucket b = bucket_of(rec, bno, begin, i);
         const uint32_t c = (b.rs - b.bs) + (b.re - (uint32_t)i - 1);
-        if (c) atomicAdd(&cnt[q], c);
+        if (c) atomicAdd(&cnt[q], (unsigned long long)c);
     }
 }
 
@@ -241,7 +241,7 @@ __global__ void __launch_bounds__(kChainThreads) k_chain(const uint64_t *val, co
             emit(ix, j_of, q, K[0], b, 0, c, out, cap, count);
             continue;
         }
-        uint32_t *order = s.order + h0, *start = s.start + h0 + 4 * b;
+        uint32_t *order = s.order + h0, *start = s.start + h0;
         const uint32_t n_sl = sg_chain_slices(K, 1, m, d_first, d_last, order, start);
         for (uint32_t w = 0; w < n_sl; w++) {
             const uint32_t nb = w + 1 < n_sl ? start[w + 2] - start[w + 1] : 0;
@@ -271,7 +271,9 @@ __global__ void k_gather(const DevChain *c, const uint32_t *idx, uint64_t n, sg_
 // Device bytes a hit takes through a batch: keys and values twice (the
 // sorts), band flags and numbers, its band's start, and the chaining's
 // scratch (used, cand, cv, tail, pred, order, start).
-constexpr size_t kHitBytes = 32 + 4 + 4 + 4 + 1 + 4 + 8 + 4 + 4 + 4 + 8;
+constexpr size_t kHitBytes = 32 + 4 + 4 + 4 + 1 + 4 + 8 + 4 + 4 + 4 + 4;
+// A batch's offsets are 32-bit, and the chaining's indices 31-bit.
+constexpr uint64_t kBatchMax = ((uint64_t)1 << 31) - 1;
 
 // Segments (reads) in batches of at most cap hits, one segment at least.
 struct Batches {
@@ -325,12 +327,17 @@ struct Chainer {
         *cap = free_b / 10 * 7 / kHitBytes;
         const char *env = getenv("SEQGPU_CUDA_CHAIN_BATCH"); // the tests force many batches so
         if (env && *env) *cap = strtoull(env, NULL, 10);
-        if (*cap > (1u << 31) - 1) *cap = (1u << 31) - 1;
+        if (*cap > kBatchMax) *cap = kBatchMax;
         return 0;
     }
 
     int alloc_batch(const Batches &b)
     {
+        if (b.biggest > kBatchMax) { // one read's (a batch holds one read at least)
+            snprintf(err, errsz, "a read has %llu minimizer hits, more than the device's chaining takes (2^31)",
+                     (unsigned long long)b.biggest);
+            return SG_ERR_DEVICE;
+        }
         SG_TRY(m.check_memory(b.biggest * kHitBytes, what));
         const uint64_t n = b.biggest;
         SG_TRY(alloc(&key[0], n, "hits"));
@@ -349,9 +356,9 @@ struct Chainer {
         SG_TRY(alloc(&s.tail, n, "chaining scratch"));
         SG_TRY(alloc(&s.pred, n, "chaining scratch"));
         SG_TRY(alloc(&s.order, n, "chaining scratch"));
-        SG_TRY(alloc(&s.start, 5 * n + 4, "chaining scratch"));
+        SG_TRY(alloc(&s.start, n, "chaining scratch")); // a wide band's slices: fewer than its hits
         SG_TRY(alloc(&count, 1, "the chain count"));
-        chain_cap = n / 32 + 4096;
+        chain_cap = getenv("SEQGPU_CUDA_CHAIN_BATCH") ? 16 : n / 32 + 4096; // small: the tests reach the second pass
         SG_TRY(alloc(&chains, chain_cap, "the chains"));
         return 0;
     }
@@ -440,7 +447,8 @@ struct Chainer {
     // the device between the two, and the batches planned on the host.
     ChainIndex ix;
     uint32_t nr = 0;
-    uint32_t *len_of, *j_of, *cnt, *bno, *bbegin;
+    uint32_t *len_of, *j_of, *bno, *bbegin;
+    unsigned long long *cnt;
     uint8_t *rep;
     uint64_t *cnt64 = nullptr;
     Batches plan_b;
@@ -492,17 +500,15 @@ struct Chainer {
         SG_TRY(m.sync("counting hits", &sec->flag, t0));
         // the counts and flags to the host, the batches planned there
         uint8_t *h_rep = (uint8_t *)sg_malloc((size_t)nr + 1);
-        uint32_t *h_cnt = (uint32_t *)sg_malloc(((size_t)nr + 1) * sizeof *h_cnt),
-                 *h_j = (uint32_t *)sg_malloc(((size_t)nr + 1) * sizeof *h_j);
+        uint32_t *h_j = (uint32_t *)sg_malloc(((size_t)nr + 1) * sizeof *h_j);
         cnt64 = (uint64_t *)sg_malloc(((size_t)nr + 1) * sizeof *cnt64);
         cudaError_t e = cudaMemcpy(h_rep, rep, nr, cudaMemcpyDeviceToHost);
-        if (e == cudaSuccess) e = cudaMemcpy(h_cnt, cnt, (size_t)nr * sizeof *h_cnt, cudaMemcpyDeviceToHost);
+        if (e == cudaSuccess) e = cudaMemcpy(cnt64, cnt, (size_t)nr * sizeof *cnt64, cudaMemcpyDeviceToHost);
         if (e == cudaSuccess) e = cudaMemcpy(h_j, j_of, (size_t)nr * sizeof *h_j, cudaMemcpyDeviceToHost);
         int r = e == cudaSuccess ? 0 : sg_cuda_fail(err, errsz, "copying the hit counts", e);
         uint64_t total = 0;
         for (uint32_t i = 0; r == 0 && i < nr; i++) {
-            cnt64[i] = h_cnt[i];
-            total += h_cnt[i];
+            total += cnt64[i];
             if (h_j[i] == UINT32_MAX) continue; // not stored
             host[i] = h_rep[i];
             sec->host_reads += h_rep[i];
@@ -510,7 +516,6 @@ struct Chainer {
         }
         free(h_rep);
         free(h_j);
-        free(h_cnt);
         sec->hits = *hits = total;
         uint64_t cap = 0;
         if (r == 0) r = batch_cap(&cap);

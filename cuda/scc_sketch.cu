@@ -414,10 +414,20 @@ int x_build(sg_mindex_t *mx, const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_
     return 0;
 }
 
+// SEQGPU_CUDA_CHAIN_FAULT=STEP (plan, run or hits): that step of the chaining fails, for the tests of the fallback.
+int injected(Index *x, const char *step)
+{
+    const char *f = getenv("SEQGPU_CUDA_CHAIN_FAULT");
+    if (!f || strcmp(f, step)) return 0;
+    snprintf(x->err, x->errsz, "the chaining's %s step failed (SEQGPU_CUDA_CHAIN_FAULT)", step);
+    return 1;
+}
+
 int x_chain_plan(sg_mindex_t *mx, uint32_t max_occ, uint32_t *used, uint8_t *host, uint64_t *hits, char *err,
                  size_t errsz)
 {
     Index *x = (Index *)mx->priv;
+    x->err[0] = 0;
     *hits = 0;
     *used = max_occ;
     if (!x->have_cix) {
@@ -425,8 +435,8 @@ int x_chain_plan(sg_mindex_t *mx, uint32_t max_occ, uint32_t *used, uint8_t *hos
         return SG_ERR_DEVICE;
     }
     sg_chain_state_free(x->cs);
-    int r;
-    x->cs = sg_chain_device_plan(*x, x->cix, max_occ, used, host, hits, &x->chain, &r);
+    int r = SG_ERR_DEVICE;
+    x->cs = injected(x, "plan") ? nullptr : sg_chain_device_plan(*x, x->cix, max_occ, used, host, hits, &x->chain, &r);
     if (r < 0) {
         sg_chain_state_free(x->cs);
         x->cs = nullptr;
@@ -445,7 +455,9 @@ int x_chain(sg_mindex_t *mx, sg_chain_rec_t **out, size_t *n_out, char *err, siz
     *out = NULL;
     *n_out = 0;
     int r = SG_ERR_DEVICE;
+    x->err[0] = 0;
     if (!x->cs) snprintf(x->err, x->errsz, "internal error: chaining without a plan");
+    else if (injected(x, "run")) {}
     else if (cudaSetDevice(x->local) != cudaSuccess) snprintf(x->err, x->errsz, "cannot make the device current");
     else r = sg_chain_device_run(x->cs, out, n_out);
     sg_chain_state_free(x->cs);
@@ -468,7 +480,11 @@ int x_chain_hits(sg_mindex_t *mx, uint32_t n, const uint32_t *q, const uint64_t 
     Index *x = (Index *)mx->priv;
     x->err[0] = 0;
     x->release();
-    int r = sg_chain_device_hits(*x, n, q, key, val, cnt, out, n_out, &x->chain);
+    *out = NULL;
+    *n_out = 0;
+    int r = SG_ERR_DEVICE;
+    if (cudaSetDevice(x->local) != cudaSuccess) snprintf(x->err, x->errsz, "cannot make the device current");
+    else if (!injected(x, "hits")) r = sg_chain_device_hits(*x, n, q, key, val, cnt, out, n_out, &x->chain);
     x->release();
     if (r < 0) {
         snprintf(err, errsz, "CUDA device %d: %s", x->id, x->err);

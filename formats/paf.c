@@ -191,9 +191,11 @@ static char *put_str(char *p, const char *s)
 
 /* A line as printf's "%s\t%u\t%u\t%u\t%c\t%s\t%u\t%u\t%u\t%.0f\t%u\t255\ttp:A:S\tcm:i:%u\tdv:f:%.4f\n"
  * writes it, without printf (millions of lines), into buf (the names' bytes
- * and PAF_LINE_MORE more): the matches, an integer, and the divergence, a
- * float in [0, 1] whose ten-thousandths are exact in a double and rounded
- * to nearest even, as printf rounds. @return its length */
+ * and PAF_LINE_MORE more): the matches, an integer, and the divergence
+ * 1 - identity, a float in [0, 1], times 10^4 rounded to nearest even as
+ * printf rounds its exact value: the product's own rounding error is
+ * smaller than any non-tie's distance from a tie, which the unit test checks
+ * against printf (every float in [0, 1] was checked once). @return its length */
 #define PAF_LINE_MORE 192
 static size_t format_line(char *buf, const sg_readset_t *rs, const sg_overlap_t *o)
 {
@@ -213,7 +215,7 @@ static size_t format_line(char *buf, const sg_readset_t *rs, const sg_overlap_t 
     p = put_str(p, "\t255\ttp:A:S\tcm:i:");
     p = put_u64(p, o->anchors);
     p = put_str(p, "\tdv:f:");
-    const double dv = 1 - o->identity; /* a float's value: times 10^4 it is exact */
+    const double dv = 1 - o->identity; /* computed in float, as printf's argument was */
     const uint64_t t = (uint64_t)nearbyint(dv * 10000);
     p = put_u64(p, t / 10000), *p++ = '.';
     const uint64_t frac = t % 10000;

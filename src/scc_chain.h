@@ -58,7 +58,8 @@ SG_CHAIN_FN int sg_chain_last_window(int64_t d_first, int64_t d_last, uint32_t w
 /**
  * The slices of a wide band of m hits sorted by val (key[i * stride] is hit
  * i's): order (m entries) lists the hits slice by slice, each slice's in val
- * order, slice s's at order[start[s] .. start[s + 1]) (start: m + 4 entries).
+ * order, slice s's at order[start[s] .. start[s + 1]) (start: m entries; a
+ * wide band has 7 hits or more, and its slices are fewer than its hits).
  * @return the number of slices
  */
 SG_CHAIN_FN uint32_t sg_chain_slices(const uint64_t *key, uint32_t stride, uint32_t m, int64_t d_first, int64_t d_last,

@@ -32,6 +32,7 @@ void sg_ovl_opts_default(sg_ovl_opts_t *o, int n_threads, uint32_t min_overlap)
 
 typedef struct {
     size_t n, next;
+    int stop; /* set by collect: the loop ends after the items in flight (and goes on from next when run again) */
     int (*work)(void *ctx, size_t i, void **out); /* any thread, any order */
     int (*collect)(void *ctx, size_t i, void *out); /* in order of i, one at a time; or NULL */
     void (*free_out)(void *out);
@@ -47,11 +48,11 @@ static int pfor_source(void *vctx, void *item, sg_emit_t *emit)
 {
     (void)item;
     pfor_t *pf = vctx;
-    if (pf->next == pf->n) return 0;
+    if (pf->next == pf->n || pf->stop) return 0;
     pitem_t *it = sg_calloc(1, sizeof *it);
     it->i = pf->next++;
     sg_emit(emit, it);
-    return pf->next < pf->n;
+    return pf->next < pf->n && !pf->stop;
 }
 
 static int pfor_work(void *vctx, void *item, sg_emit_t *emit)
@@ -82,7 +83,7 @@ static void pfor_free(void *vctx, void *item)
 
 static int parallel_for(pfor_t *pf, int n_threads)
 {
-    if (!pf->n) return 0;
+    if (pf->next == pf->n) return 0;
     const sg_step_t steps[] = {
         {"items", pfor_source, 1, 0},
         {"work", pfor_work, 0, 0},
@@ -130,7 +131,8 @@ typedef struct {
     size_t dev_part[N_PART + 1];
     uint32_t max_occ;
     /* a device's chains: those of read q are dev[dev_first[q] .. dev_first[q + 1]),
-     * except for the reads marked in host, which the host chains */
+     * except for the repeat reads, marked in host, whose hits the host makes
+     * (and the device chains, in reps; or the host, without chain_hits) */
     const sg_chain_rec_t *dev;
     size_t *dev_first;
     uint8_t *host;
@@ -141,11 +143,11 @@ typedef struct {
 } ctx_t;
 
 /* Blocks of about BLOCK_BASES of stored reads; with a device's chains, a
- * read the host chains counts HOST_READ_WEIGHT times its bases: only the
- * repeat reads are left to the host, and they cost that much more than
- * turning a device's chains into overlaps (reads come in order of the
- * genome from a simulator, so an array's reads would fill a few blocks and
- * hold the run up on a few threads). */
+ * repeat read counts HOST_READ_WEIGHT times its bases: the host makes its
+ * hits, which costs that much more than turning a device's chains into
+ * overlaps (reads come in order of the genome from a simulator, so an
+ * array's reads would fill a few blocks and hold the run up on a few
+ * threads). */
 #define HOST_READ_WEIGHT 64
 
 static void make_blocks(ctx_t *cx)
@@ -839,6 +841,65 @@ static void free_block_ovl(void *p)
     free(b);
 }
 
+/* The device's chaining of its reads, on a thread of its own while the
+ * host makes the buckets and the repeat reads' hits. */
+typedef struct {
+    sg_mindex_t *index;
+    pthread_t tid;
+    int started, r;
+    uint32_t max_occ;
+    uint64_t hits;
+    sg_chain_rec_t *out;
+    size_t n_out;
+    double sec;
+    char err[512];
+} dev_chain_t;
+
+static void *dev_chain_main(void *arg)
+{
+    dev_chain_t *dc = arg;
+    double t0 = sg_realtime();
+    dc->r = dc->index->chain(dc->index, &dc->out, &dc->n_out, dc->err, sizeof dc->err);
+    dc->sec = sg_realtime() - t0;
+    return NULL;
+}
+
+/* The plan (max_occ, the repeat reads in cx->host), then the thread. */
+static int dev_chain_start(ctx_t *cx, dev_chain_t *dc, char *err, size_t errsz)
+{
+    dc->index = cx->o.index;
+    cx->host = sg_calloc((size_t)sg_readset_n(cx->rs) + 1, 1);
+    int r = dc->index->chain_plan(dc->index, cx->o.max_occ, &dc->max_occ, cx->host, &dc->hits, err, errsz);
+    if (r < 0) return r;
+    if (pthread_create(&dc->tid, NULL, dev_chain_main, dc) != 0) {
+        dev_chain_main(dc); /* no thread: here and now */
+        return 0;
+    }
+    dc->started = 1;
+    return 0;
+}
+
+/* The thread's end, and its chains in cx. */
+static int dev_chain_join(ctx_t *cx, dev_chain_t *dc, char *err, size_t errsz)
+{
+    if (dc->started) pthread_join(dc->tid, NULL);
+    dc->started = 0;
+    cx->st->device_chain_s = dc->sec;
+    if (dc->r < 0) {
+        snprintf(err, errsz, "%s", dc->err);
+        return dc->r;
+    }
+    const uint32_t n = sg_readset_n(cx->rs);
+    cx->st->hits += dc->hits;
+    for (uint32_t q = 0; q < n; q++)
+        cx->st->device_reads += sg_readset_stored(cx->rs, q) && (!cx->host[q] || cx->o.index->chain_hits);
+    cx->dev = dc->out;
+    cx->dev_first = sg_calloc((size_t)n + 2, sizeof *cx->dev_first);
+    for (size_t i = 0; i < dc->n_out; i++) cx->dev_first[dc->out[i].q + 1]++;
+    for (uint32_t q = 0; q <= n; q++) cx->dev_first[q + 1] += cx->dev_first[q];
+    return 0;
+}
+
 /* ---- the repeat reads' hits chained on a device ---- */
 
 /* A block's repeat reads, in order: their hits, and each's minimizers'
@@ -866,8 +927,19 @@ typedef struct rep_store {
     rep_block_t **in;             /* read i is read at[i] of block in[i] */
     uint32_t *at;
     sg_chain_rec_t *ch;
+    size_t n_ch, m_ch;
     size_t *ch_first;             /* read i's chains: ch[ch_first[i] .. ch_first[i + 1]) */
+    /* the reads from chained (and the blocks from freed of their hits), the hits since */
+    uint32_t pending;
+    size_t blk_pending;
+    uint64_t pending_hits, budget;
+    pfor_t pf;                    /* the loop over blocks, stopped when the pending hits pass REP_HIT_BUDGET */
 } rep_store_t;
+
+/* The repeat reads' hits held on the host at once, about (the blocks in
+ * flight when the budget is passed add theirs): then they are chained, and
+ * their memory freed, before more are made. */
+#define REP_HIT_BUDGET (1ull << 27)
 
 static void rep_block_free(rep_block_t *b)
 {
@@ -966,6 +1038,8 @@ static int rep_collect(void *vctx, size_t bi, void *out)
         s->in = sg_realloc(s->in, s->m * sizeof *s->in);
         s->at = sg_realloc(s->at, s->m * sizeof *s->at);
     }
+    s->pending_hits += b->hit_off[b->n];
+    if (s->pending_hits >= s->budget) s->pf.stop = 1;
     for (uint32_t k = 0; k < b->n; k++, s->n++) {
         s->q[s->n] = b->q[k];
         s->key[s->n] = b->key + b->hit_off[k];
@@ -983,39 +1057,84 @@ static void rep_free_out(void *out)
     if (!b->kept) rep_block_free(b);
 }
 
-/* The repeat reads' hits, made on the host's threads. */
+/* The repeat reads' hits, made on the host's threads, up to about
+ * REP_HIT_BUDGET of them; again after repeat_chains, from where it stopped.
+ * @return 0 (more to make: cx->reps->pf.next < cx->n_block), or a code */
 static int repeat_hits(ctx_t *cx, int nt)
 {
     double t0 = sg_realtime();
-    cx->reps = sg_calloc(1, sizeof *cx->reps);
-    pfor_t pf = {.n = cx->n_block, .work = rep_block, .collect = rep_collect, .free_out = rep_free_out, .ctx = cx};
-    int r = parallel_for(&pf, nt);
-    cx->st->repeat_hits_s = sg_realtime() - t0;
+    if (!cx->reps) {
+        cx->reps = sg_calloc(1, sizeof *cx->reps);
+        cx->reps->pf = (pfor_t){.n = cx->n_block, .work = rep_block, .collect = rep_collect, .free_out = rep_free_out,
+                                .ctx = cx};
+        const char *env = getenv("SEQGPU_CUDA_CHAIN_BATCH"); /* the tests make many turns so */
+        cx->reps->budget = env && *env ? strtoull(env, NULL, 10) : REP_HIT_BUDGET;
+    }
+    cx->reps->pf.stop = 0;
+    int r = parallel_for(&cx->reps->pf, nt);
+    cx->st->repeat_hits_s += sg_realtime() - t0;
     return r;
 }
 
-/* ... chained on the device. */
+/* The pending repeat reads' hits chained on the device, and freed. */
 static int repeat_chains(ctx_t *cx, char *err, size_t errsz)
 {
     rep_store_t *s = cx->reps;
-    if (!s->n) return 0;
-    size_t n_ch = 0;
+    const uint32_t p = s->pending, n = s->n - p;
+    if (!n) return 0;
     double t0 = sg_realtime();
-    int r;
-    r = cx->o.index->chain_hits(cx->o.index, s->n, s->q, s->key, s->val, s->cnt, &s->ch, &n_ch, err, errsz);
-    cx->st->repeat_chain_s = sg_realtime() - t0;
-    for (size_t i = 0; i < s->n_blk; i++) { /* the hits are done with */
-        free(s->blk[i]->key);
-        free(s->blk[i]->val);
-        s->blk[i]->key = s->blk[i]->val = NULL;
+    sg_chain_rec_t *ch = NULL;
+    size_t n_ch = 0;
+    int r = cx->o.index->chain_hits(cx->o.index, n, s->q + p, s->key + p, s->val + p, s->cnt + p, &ch, &n_ch, err,
+                                    errsz);
+    cx->st->repeat_chain_s += sg_realtime() - t0;
+    for (; s->blk_pending < s->n_blk; s->blk_pending++) { /* the hits are done with */
+        rep_block_t *b = s->blk[s->blk_pending];
+        free(b->key);
+        free(b->val);
+        b->key = b->val = NULL;
+    }
+    memset(s->key + p, 0, n * sizeof *s->key);
+    memset(s->val + p, 0, n * sizeof *s->val);
+    s->pending = s->n;
+    s->pending_hits = 0;
+    if (r < 0) return r;
+    if (s->n_ch + n_ch > s->m_ch) s->ch = sg_realloc(s->ch, (s->m_ch = (s->n_ch + n_ch) * 3 / 2 + 64) * sizeof *s->ch);
+    if (n_ch) memcpy(s->ch + s->n_ch, ch, n_ch * sizeof *ch);
+    s->n_ch += n_ch;
+    free(ch);
+    return 0;
+}
+
+/* All the repeat reads' hits, made and chained in turns; the first turn's
+ * hits are made while the device's thread still chains (dc), before the
+ * join. @return 0, or a code (SG_ERR_DEVICE with the reason in err) */
+static int repeat_reads(ctx_t *cx, dev_chain_t *dc, int nt, char *err, size_t errsz)
+{
+    int r = repeat_hits(cx, nt);
+    char jerr[512] = "";
+    int rj = dev_chain_join(cx, dc, jerr, sizeof jerr); /* always: the thread ends before anything is freed */
+    if (r == 0 && rj < 0) {
+        snprintf(err, errsz, "%s", jerr);
+        r = rj;
+    }
+    while (r == 0) {
+        r = repeat_chains(cx, err, errsz);
+        if (r < 0 || cx->reps->pf.next == cx->reps->pf.n) break;
+        r = repeat_hits(cx, nt);
     }
     if (r < 0) return r;
+    rep_store_t *s = cx->reps;
     s->ch_first = sg_calloc((size_t)s->n + 1, sizeof *s->ch_first);
     size_t k = 0; /* both in order of read */
-    for (size_t i = 0; i < n_ch; i++) {
-        while (s->q[k] != s->ch[i].q) s->ch_first[++k] = i;
+    for (size_t i = 0; i < s->n_ch; i++) {
+        while (k < s->n && s->q[k] != s->ch[i].q) s->ch_first[++k] = i;
+        if (k == s->n) {
+            snprintf(err, errsz, "internal error: a chain of read %u, not a repeat read", s->ch[i].q);
+            return SG_ERR_DEVICE;
+        }
     }
-    while (k < s->n) s->ch_first[++k] = n_ch;
+    while (k < s->n) s->ch_first[++k] = s->n_ch;
     return 0;
 }
 
@@ -1047,65 +1166,6 @@ static void rep_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
         sg_overlap_t o;
         if (chain_overlap(cx, q, d->t, d->rev, &d->c, rb[hi] - rb[lo], (uint32_t)(hi - lo), &o)) add_overlap(qb, &o);
     }
-}
-
-/* The device's chaining of its reads, on a thread of its own while the
- * host makes the buckets and the repeat reads' hits. */
-typedef struct {
-    sg_mindex_t *index;
-    pthread_t tid;
-    int started, r;
-    uint32_t max_occ;
-    uint64_t hits;
-    sg_chain_rec_t *out;
-    size_t n_out;
-    double sec;
-    char err[512];
-} dev_chain_t;
-
-static void *dev_chain_main(void *arg)
-{
-    dev_chain_t *dc = arg;
-    double t0 = sg_realtime();
-    dc->r = dc->index->chain(dc->index, &dc->out, &dc->n_out, dc->err, sizeof dc->err);
-    dc->sec = sg_realtime() - t0;
-    return NULL;
-}
-
-/* The plan (max_occ, the repeat reads in cx->host), then the thread. */
-static int dev_chain_start(ctx_t *cx, dev_chain_t *dc, char *err, size_t errsz)
-{
-    dc->index = cx->o.index;
-    cx->host = sg_calloc((size_t)sg_readset_n(cx->rs) + 1, 1);
-    int r = dc->index->chain_plan(dc->index, cx->o.max_occ, &dc->max_occ, cx->host, &dc->hits, err, errsz);
-    if (r < 0) return r;
-    if (pthread_create(&dc->tid, NULL, dev_chain_main, dc) != 0) {
-        dev_chain_main(dc); /* no thread: here and now */
-        return 0;
-    }
-    dc->started = 1;
-    return 0;
-}
-
-/* The thread's end, and its chains in cx. */
-static int dev_chain_join(ctx_t *cx, dev_chain_t *dc, char *err, size_t errsz)
-{
-    if (dc->started) pthread_join(dc->tid, NULL);
-    dc->started = 0;
-    cx->st->device_chain_s = dc->sec;
-    if (dc->r < 0) {
-        snprintf(err, errsz, "%s", dc->err);
-        return dc->r;
-    }
-    const uint32_t n = sg_readset_n(cx->rs);
-    cx->st->hits += dc->hits;
-    for (uint32_t q = 0; q < n; q++)
-        cx->st->device_reads += sg_readset_stored(cx->rs, q) && (!cx->host[q] || cx->o.index->chain_hits);
-    cx->dev = dc->out;
-    cx->dev_first = sg_calloc((size_t)n + 2, sizeof *cx->dev_first);
-    for (size_t i = 0; i < dc->n_out; i++) cx->dev_first[dc->out[i].q + 1]++;
-    for (uint32_t q = 0; q <= n; q++) cx->dev_first[q + 1] += cx->dev_first[q];
-    return 0;
 }
 
 /* The overlaps of q from a device's chains. */
@@ -1148,6 +1208,28 @@ static int emit_block(void *vctx, size_t bi, void *out)
     return b->n ? cx->sink(cx->sink_arg, b->ov, b->n) : 0;
 }
 
+/* A device that failed in the chaining (code, why): with o->fallback, a
+ * warning, and the host chains every read from its own index (nothing went
+ * to the sink yet); else the failure, in err. @return 0 or code */
+static int device_failed(ctx_t *cx, const sg_ovl_opts_t *o, int code, const char *why, char *err, size_t errsz)
+{
+    if (code != SG_ERR_DEVICE || !o->fallback) {
+        snprintf(err, errsz, "%s", why);
+        return code;
+    }
+    sg_warn("CUDA device unusable (%s); chaining the overlaps on the cpu", why);
+    free(cx->host);
+    free(cx->dev_first);
+    rep_store_free(cx->reps);
+    cx->host = NULL;
+    cx->dev_first = NULL;
+    cx->dev = NULL;
+    cx->reps = NULL;
+    cx->st->hits = cx->st->repeat_reads = cx->st->device_reads = 0; /* the host's query counts them */
+    make_blocks(cx);
+    return 0;
+}
+
 int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_sink_t sink, void *arg,
                      sg_ovl_stats_t *st, char *err, size_t errsz)
 {
@@ -1163,10 +1245,16 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     double t0 = sg_realtime();
     make_blocks(cx);
     dev_chain_t dc = {0};
+    int on_device = 0; /* the device chains: its plan is made */
     if (o->index) {
         r = o->index->build(o->index, rs, o, &cx->dev_rec, cx->dev_part, &st->minimizers, err, errsz);
         /* the device chains its reads while the host makes the buckets and the repeat reads' hits */
-        if (r == 0 && o->index->chain_plan) r = dev_chain_start(cx, &dc, err, errsz);
+        if (r == 0 && o->index->chain_plan) {
+            char why[512] = "";
+            int rd = dev_chain_start(cx, &dc, why, sizeof why);
+            on_device = rd == 0;
+            if (rd < 0) r = device_failed(cx, o, rd, why, err, errsz);
+        }
         pfor_t parts = {.n = N_PART, .work = device_part, .ctx = cx};
         if (r == 0) r = parallel_for(&parts, nt);
         free(cx->dev_rec);
@@ -1183,7 +1271,7 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
             st->indexed += cx->part[p].bkt ? cx->part[p].bkt[cx->part[p].n_key].off : 0;
         }
         /* the device's choice when it chains: the same counts give the same */
-        cx->max_occ = cx->host ? dc.max_occ : o->max_occ ? o->max_occ : choose_max_occ(cx);
+        cx->max_occ = on_device ? dc.max_occ : o->max_occ ? o->max_occ : choose_max_occ(cx);
         st->max_occ = cx->max_occ;
         for (int p = 0; p < N_PART; p++)
             for (uint32_t i = 0; i < cx->part[p].n_key; i++)
@@ -1191,16 +1279,12 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     }
     st->index_s = sg_realtime() - t0;
     t0 = sg_realtime();
-    if (cx->host) {
+    if (on_device) { /* the thread always ends here, before anything is freed */
+        char why[512] = "";
         make_blocks(cx); /* the repeat reads weigh more */
-        if (r == 0 && o->index->chain_hits) r = repeat_hits(cx, nt);
-        char jerr[512] = "";
-        int rj = dev_chain_join(cx, &dc, jerr, sizeof jerr); /* always: the thread ends before anything is freed */
-        if (r == 0 && rj < 0) {
-            r = rj;
-            snprintf(err, errsz, "%s", jerr);
-        }
-        if (r == 0 && o->index->chain_hits) r = repeat_chains(cx, err, errsz);
+        int rd = r == 0 && o->index->chain_hits ? repeat_reads(cx, &dc, nt, why, sizeof why)
+                                                : dev_chain_join(cx, &dc, why, sizeof why);
+        if (r == 0 && rd < 0) r = device_failed(cx, o, rd, why, err, errsz);
     }
     pfor_t query = {.n = cx->n_block, .work = query_block, .collect = emit_block, .free_out = free_block_ovl, .ctx = cx};
     double t1 = sg_realtime();

@@ -8,8 +8,9 @@
  *    device, sketched and sorted there and bucketed here: sg_mindex_t);
  *  - overlap: for each read, the hits of its minimizers in the buckets
  *    (each pair of reads once), grouped by read and strand, clustered by
- *    diagonal into bands, and chained (co-linear hits, gaps costed as
- *    minimap2 does); a chain is an overlap with an identity estimate.
+ *    diagonal into bands, and chained (the longest co-linear chain of a
+ *    band or a window of it, src/scc_chain.h; on a device the same:
+ *    sg_mindex_t chain); a chain is an overlap with an identity estimate.
  *
  * Buckets larger than a limit (repeats: satellites, transposons), and those
  * that a read holds many times (a tandem array inside it), are not paired
@@ -131,6 +132,7 @@ struct sg_ovl_opts {
     uint32_t max_occ;        /* 0: chosen from the minimizer counts */
     int rep_partners;        /* reads each read is paired with in a bucket above max_occ */
     sg_mindex_t *index;      /* NULL: the index is built on the host's threads */
+    int fallback;            /* index's chaining fails: a warning, and the host chains (else the failure) */
 };
 
 /* The limit on buckets paired in full (max_occ) from the buckets' sizes:

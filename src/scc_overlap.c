@@ -254,6 +254,7 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
         sg_ovl_opts_t oo;
         sg_ovl_opts_default(&oo, d->o.n_threads, d->o.min_overlap);
         oo.index = d->index;
+        oo.fallback = d->o.fallback;
         r = sg_overlaps_find(d->rs, &oo, take_overlaps, d, &d->ost, b->err, sizeof b->err);
         if (r == SG_ERR_DEVICE && d->o.fallback) { /* auto: the reads are here, the host's threads take over */
             char why[256];

@@ -3,7 +3,8 @@
  * from the host's sketches (sg_sketch, every stored read, a stable sort,
  * runs of two or more), over reads with N and IUPAC runs, reads too short
  * to be stored, homopolymers, tandem arrays and empty sets; and the
- * overlaps found with either index, byte for byte. Skipped without a
+ * overlaps found with either index and the device's chaining, byte for
+ * byte, its failures falling back to the host's. Skipped without a
  * device, failed without one when SEQGPU_REQUIRE names cuda. */
 #include <stdio.h>
 
@@ -183,10 +184,16 @@ static int same_overlaps(const ovls_t *a, const ovls_t *b)
     return 1;
 }
 
+/* What a set's repeat reads are: some (an array among unique sequence),
+ * all (max_occ 1), none, or any (a set too small to say). */
+enum { SOME, ALL, NONE, ANY };
+
 /* The overlaps of rs with the device's index and chains are the host's,
  * field for field, and so are the counts; with max_occ (0: chosen) and the
- * device's chaining in batches of batch hits (NULL: as many as fit). */
-static void overlaps_same(const sg_readset_t *rs, uint32_t max_occ, const char *batch, const char *what)
+ * device's chaining in batches of batch hits (NULL: as many as fit); at
+ * least min_ov overlaps, and the repeat reads as reps says. */
+static void overlaps_same(const sg_readset_t *rs, uint32_t max_occ, const char *batch, size_t min_ov, int reps,
+                          const char *what)
 {
     ovls_t cpu = {0}, gpu = {0};
     sg_ovl_stats_t sc, sd;
@@ -200,7 +207,7 @@ static void overlaps_same(const sg_readset_t *rs, uint32_t max_occ, const char *
     if (o.index) {
         int r = sg_overlaps_find(rs, &o, collect, &gpu, &sd, err, sizeof err);
         CHECK(r == 0, "%s: cuda overlaps: %s", what, err);
-        CHECK(cpu.n > 1000 && same_overlaps(&cpu, &gpu), "%s: overlaps: %zu on the cpu, %zu with the device", what,
+        CHECK(cpu.n >= min_ov && same_overlaps(&cpu, &gpu), "%s: overlaps: %zu on the cpu, %zu with the device", what,
               cpu.n, gpu.n);
         CHECK(sc.minimizers == sd.minimizers && sc.indexed == sd.indexed && sc.buckets == sd.buckets &&
                   sc.max_occ == sd.max_occ && sc.rep_buckets == sd.rep_buckets && sc.hits == sd.hits &&
@@ -212,7 +219,11 @@ static void overlaps_same(const sg_readset_t *rs, uint32_t max_occ, const char *
         /* every read chained on the device, the array's reads (a repeat bucket) from hits made on the host */
         uint64_t stored, bases, n_short, short_bases;
         sg_readset_totals(rs, &stored, &bases, &n_short, &short_bases);
-        CHECK(sc.device_reads == 0 && sd.device_reads == stored && sd.repeat_reads > 0 && sd.repeat_reads < stored / 2,
+        int reps_ok = reps == SOME ? sd.repeat_reads > 0 && sd.repeat_reads < stored / 2
+                    : reps == ALL  ? sd.repeat_reads == stored
+                    : reps == NONE ? sd.repeat_reads == 0
+                                   : 1;
+        CHECK(sc.device_reads == 0 && sd.device_reads == stored && reps_ok,
               "%s: %llu of %llu reads chained on the device, %llu repeat reads", what,
               (unsigned long long)sd.device_reads, (unsigned long long)stored, (unsigned long long)sd.repeat_reads);
         o.index->free(o.index);
@@ -237,6 +248,41 @@ static char *stretched(const char *s)
     return out;
 }
 
+/* A chaining step that fails (SEQGPU_CUDA_CHAIN_FAULT): with fallback the
+ * host chains every read, the same overlaps; without, SG_ERR_DEVICE and
+ * nothing handed to the sink. */
+static void chain_faults(const sg_readset_t *rs)
+{
+    ovls_t cpu = {0};
+    sg_ovl_stats_t sc;
+    sg_ovl_opts_t o;
+    sg_ovl_opts_default(&o, 3, 2000);
+    char err[512] = "";
+    CHECK(sg_overlaps_find(rs, &o, collect, &cpu, &sc, err, sizeof err) == 0, "cpu overlaps");
+    const char *steps[] = {"plan", "run", "hits"};
+    for (int i = 0; i < 3; i++)
+        for (int fb = 0; fb < 2; fb++) {
+            ovls_t gpu = {0};
+            sg_ovl_stats_t sd;
+            o.index = device_index();
+            if (!o.index) break;
+            o.fallback = fb;
+            setenv("SEQGPU_CUDA_CHAIN_FAULT", steps[i], 1);
+            int r = sg_overlaps_find(rs, &o, collect, &gpu, &sd, err, sizeof err);
+            unsetenv("SEQGPU_CUDA_CHAIN_FAULT");
+            if (fb)
+                CHECK(r == 0 && same_overlaps(&cpu, &gpu) && sd.device_reads == 0 && sd.hits == sc.hits &&
+                          sd.repeat_reads == sc.repeat_reads,
+                      "fault in %s, fallback: %d (%s), %zu overlaps of %zu", steps[i], r, err, gpu.n, cpu.n);
+            else
+                CHECK(r == SG_ERR_DEVICE && gpu.n == 0 && strstr(err, steps[i]),
+                      "fault in %s: %d (%s), %zu overlaps handed on", steps[i], r, err, gpu.n);
+            o.index->free(o.index);
+            free(gpu.ov);
+        }
+    free(cpu.ov);
+}
+
 static void test_overlaps_same(void)
 {
     const size_t glen = 300000;
@@ -246,12 +292,25 @@ static void test_overlaps_same(void)
     place_t pl[N];
     char **reads = simulate(g, glen, N, 2000, 12000, 0.1, pl);
     sg_readset_t *rs = make_readset(reads, N, 2000, 1 << 20);
-    overlaps_same(rs, 0, NULL, "default");
-    /* batches of a few reads each, and one read a batch */
-    overlaps_same(rs, 0, "30000", "batches of 30000 hits");
-    overlaps_same(rs, 0, "1", "one read a batch");
-    /* no bucket above max_occ: the array's reads on the device too, in bands wider than a window */
-    overlaps_same(rs, 1u << 30, NULL, "max_occ 2^30");
+    overlaps_same(rs, 0, NULL, 1000, SOME, "default");
+    /* batches of a few reads each, and one read a batch (the repeat reads' hits in as many turns) */
+    overlaps_same(rs, 0, "30000", 1000, SOME, "batches of 30000 hits");
+    overlaps_same(rs, 0, "1", 1000, SOME, "one read a batch");
+    /* no bucket above max_occ: only reads holding a minimizer more than 16 times (the array's) are repeat reads */
+    overlaps_same(rs, 1u << 30, NULL, 1000, SOME, "max_occ 2^30");
+    /* every bucket above max_occ: every read a repeat read, its hits made on the host */
+    overlaps_same(rs, 1, NULL, 10, ALL, "max_occ 1");
+    chain_faults(rs);
+    sg_readset_free(rs);
+    /* the reads of unique sequence alone: no repeat read; one read; none stored */
+    rs = make_readset(reads, N / 4, 2000, 1 << 20);
+    overlaps_same(rs, 0, NULL, 100, ANY, "a quarter of the reads");
+    sg_readset_free(rs);
+    rs = make_readset(reads, 1, 2000, 1 << 20);
+    overlaps_same(rs, 0, NULL, 0, ANY, "one read");
+    sg_readset_free(rs);
+    rs = make_readset(reads, N, 1u << 20, 1 << 20);
+    overlaps_same(rs, 0, NULL, 0, NONE, "no read stored");
     sg_readset_free(rs);
     /* every third read stretched: wide bands */
     for (int i = 0; i < N; i += 3) {
@@ -260,7 +319,7 @@ static void test_overlaps_same(void)
         reads[i] = s;
     }
     rs = make_readset(reads, N, 2000, 1 << 20);
-    overlaps_same(rs, 0, NULL, "stretched reads");
+    overlaps_same(rs, 0, NULL, 1000, SOME, "stretched reads");
     sg_readset_free(rs);
     for (int i = 0; i < N; i++) free(reads[i]);
     free(reads);
