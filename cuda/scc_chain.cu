@@ -324,9 +324,7 @@ struct Chainer {
     {
         size_t free_b;
         SG_TRY(m.free_memory(&free_b));
-        *cap = free_b / 10 * 7 / kHitBytes;
-        const char *env = getenv("SEQGPU_CUDA_CHAIN_BATCH"); // the tests force many batches so
-        if (env && *env) *cap = strtoull(env, NULL, 10);
+        *cap = sg_chain_batch_env(free_b / 10 * 7 / kHitBytes); // the tests force many batches so
         if (*cap > kBatchMax) *cap = kBatchMax;
         return 0;
     }
@@ -358,7 +356,8 @@ struct Chainer {
         SG_TRY(alloc(&s.order, n, "chaining scratch"));
         SG_TRY(alloc(&s.start, n, "chaining scratch")); // a wide band's slices: fewer than its hits
         SG_TRY(alloc(&count, 1, "the chain count"));
-        chain_cap = getenv("SEQGPU_CUDA_CHAIN_BATCH") ? 16 : n / 32 + 4096; // small: the tests reach the second pass
+        const char *room = getenv("SEQGPU_CUDA_CHAIN_ROOM"); // small: the tests reach the second pass
+        chain_cap = room && *room && atoll(room) > 0 ? (unsigned long long)atoll(room) : n / 32 + 4096;
         SG_TRY(alloc(&chains, chain_cap, "the chains"));
         return 0;
     }

@@ -187,6 +187,7 @@ struct Index : DevMem {
     int have_cix;
     ChainSeconds chain;
     ChainState *cs; // from chain_plan to chain
+    int hits_calls; // of chain_hits since the build
 
     void warm_join()
     {
@@ -396,6 +397,7 @@ int x_build(sg_mindex_t *mx, const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_
     x->err[0] = 0;
     sg_chain_state_free(x->cs); // an earlier build's, never chained
     x->cs = nullptr;
+    x->hits_calls = 0;
     x->release();
     x->have_cix = 0;
     cudaGetLastError(); // an earlier caller's error is not this run's
@@ -414,11 +416,15 @@ int x_build(sg_mindex_t *mx, const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_
     return 0;
 }
 
-// SEQGPU_CUDA_CHAIN_FAULT=STEP (plan, run or hits): that step of the chaining fails, for the tests of the fallback.
+// SEQGPU_CUDA_CHAIN_FAULT=STEP (plan, run or hits; hits:N for the Nth call
+// of chain_hits since the build): that step of the chaining fails, for the
+// tests of the fallback.
 int injected(Index *x, const char *step)
 {
     const char *f = getenv("SEQGPU_CUDA_CHAIN_FAULT");
-    if (!f || strcmp(f, step)) return 0;
+    size_t n = strlen(step);
+    if (!f || strncmp(f, step, n) || (f[n] && f[n] != ':')) return 0;
+    if (f[n] == ':' && atoi(f + n + 1) != x->hits_calls) return 0;
     snprintf(x->err, x->errsz, "the chaining's %s step failed (SEQGPU_CUDA_CHAIN_FAULT)", step);
     return 1;
 }
@@ -483,6 +489,7 @@ int x_chain_hits(sg_mindex_t *mx, uint32_t n, const uint32_t *q, const uint64_t 
     *out = NULL;
     *n_out = 0;
     int r = SG_ERR_DEVICE;
+    x->hits_calls++;
     if (cudaSetDevice(x->local) != cudaSuccess) snprintf(x->err, x->errsz, "cannot make the device current");
     else if (!injected(x, "hits")) r = sg_chain_device_hits(*x, n, q, key, val, cnt, out, n_out, &x->chain);
     x->release();

@@ -48,11 +48,11 @@ static int pfor_source(void *vctx, void *item, sg_emit_t *emit)
 {
     (void)item;
     pfor_t *pf = vctx;
-    if (pf->next == pf->n || pf->stop) return 0;
+    if (pf->next == pf->n || __atomic_load_n(&pf->stop, __ATOMIC_RELAXED)) return 0;
     pitem_t *it = sg_calloc(1, sizeof *it);
     it->i = pf->next++;
     sg_emit(emit, it);
-    return pf->next < pf->n && !pf->stop;
+    return pf->next < pf->n && !__atomic_load_n(&pf->stop, __ATOMIC_RELAXED);
 }
 
 static int pfor_work(void *vctx, void *item, sg_emit_t *emit)
@@ -902,6 +902,15 @@ static int dev_chain_join(ctx_t *cx, dev_chain_t *dc, char *err, size_t errsz)
 
 /* ---- the repeat reads' hits chained on a device ---- */
 
+uint64_t sg_chain_batch_env(uint64_t dflt)
+{
+    const char *env = getenv("SEQGPU_CUDA_CHAIN_BATCH");
+    char *end;
+    if (!env || !*env) return dflt;
+    unsigned long long v = strtoull(env, &end, 10);
+    return *end || v < 1 || *env == '-' ? dflt : v; /* a whole number of 1 or more, or the default */
+}
+
 /* A block's repeat reads, in order: their hits, and each's minimizers'
  * positions and repeat counts before each (what an overlap's identity
  * needs). */
@@ -1039,7 +1048,7 @@ static int rep_collect(void *vctx, size_t bi, void *out)
         s->at = sg_realloc(s->at, s->m * sizeof *s->at);
     }
     s->pending_hits += b->hit_off[b->n];
-    if (s->pending_hits >= s->budget) s->pf.stop = 1;
+    if (s->pending_hits >= s->budget) __atomic_store_n(&s->pf.stop, 1, __ATOMIC_RELAXED); /* read by the loop's source */
     for (uint32_t k = 0; k < b->n; k++, s->n++) {
         s->q[s->n] = b->q[k];
         s->key[s->n] = b->key + b->hit_off[k];
@@ -1067,10 +1076,10 @@ static int repeat_hits(ctx_t *cx, int nt)
         cx->reps = sg_calloc(1, sizeof *cx->reps);
         cx->reps->pf = (pfor_t){.n = cx->n_block, .work = rep_block, .collect = rep_collect, .free_out = rep_free_out,
                                 .ctx = cx};
-        const char *env = getenv("SEQGPU_CUDA_CHAIN_BATCH"); /* the tests make many turns so */
-        cx->reps->budget = env && *env ? strtoull(env, NULL, 10) : REP_HIT_BUDGET;
+        cx->reps->budget = sg_chain_batch_env(REP_HIT_BUDGET); /* the tests make many turns so */
     }
     cx->reps->pf.stop = 0;
+    cx->st->repeat_turns++;
     int r = parallel_for(&cx->reps->pf, nt);
     cx->st->repeat_hits_s += sg_realtime() - t0;
     return r;
@@ -1131,7 +1140,7 @@ static int repeat_reads(ctx_t *cx, dev_chain_t *dc, int nt, char *err, size_t er
         while (k < s->n && s->q[k] != s->ch[i].q) s->ch_first[++k] = i;
         if (k == s->n) {
             snprintf(err, errsz, "internal error: a chain of read %u, not a repeat read", s->ch[i].q);
-            return SG_ERR_DEVICE;
+            return SG_ERR_SYSTEM; /* a bug, not the device's failure: no fallback */
         }
     }
     while (k < s->n) s->ch_first[++k] = s->n_ch;
@@ -1208,16 +1217,18 @@ static int emit_block(void *vctx, size_t bi, void *out)
     return b->n ? cx->sink(cx->sink_arg, b->ov, b->n) : 0;
 }
 
-/* A device that failed in the chaining (code, why): with o->fallback, a
- * warning, and the host chains every read from its own index (nothing went
- * to the sink yet); else the failure, in err. @return 0 or code */
-static int device_failed(ctx_t *cx, const sg_ovl_opts_t *o, int code, const char *why, char *err, size_t errsz)
+/* A device that failed in the chaining (code, why): with o->fallback, the
+ * host chains every read from its own index (nothing went to the sink yet),
+ * the reason in err and st->chain_fallback set for the caller to say; else
+ * the failure, in err. @return 0 or code */
+static int device_failed(ctx_t *cx, dev_chain_t *dc, const sg_ovl_opts_t *o, int code, const char *why, char *err,
+                         size_t errsz)
 {
-    if (code != SG_ERR_DEVICE || !o->fallback) {
-        snprintf(err, errsz, "%s", why);
-        return code;
-    }
-    sg_warn("CUDA device unusable (%s); chaining the overlaps on the cpu", why);
+    snprintf(err, errsz, "%s", why);
+    if (code != SG_ERR_DEVICE || !o->fallback) return code;
+    cx->st->chain_fallback = 1;
+    free(dc->out);
+    dc->out = NULL;
     free(cx->host);
     free(cx->dev_first);
     rep_store_free(cx->reps);
@@ -1248,12 +1259,13 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     int on_device = 0; /* the device chains: its plan is made */
     if (o->index) {
         r = o->index->build(o->index, rs, o, &cx->dev_rec, cx->dev_part, &st->minimizers, err, errsz);
+        st->index_device = r == 0;
         /* the device chains its reads while the host makes the buckets and the repeat reads' hits */
         if (r == 0 && o->index->chain_plan) {
             char why[512] = "";
             int rd = dev_chain_start(cx, &dc, why, sizeof why);
             on_device = rd == 0;
-            if (rd < 0) r = device_failed(cx, o, rd, why, err, errsz);
+            if (rd < 0) r = device_failed(cx, &dc, o, rd, why, err, errsz);
         }
         pfor_t parts = {.n = N_PART, .work = device_part, .ctx = cx};
         if (r == 0) r = parallel_for(&parts, nt);
@@ -1284,7 +1296,7 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
         make_blocks(cx); /* the repeat reads weigh more */
         int rd = r == 0 && o->index->chain_hits ? repeat_reads(cx, &dc, nt, why, sizeof why)
                                                 : dev_chain_join(cx, &dc, why, sizeof why);
-        if (r == 0 && rd < 0) r = device_failed(cx, o, rd, why, err, errsz);
+        if (r == 0 && rd < 0) r = device_failed(cx, &dc, o, rd, why, err, errsz);
     }
     pfor_t query = {.n = cx->n_block, .work = query_block, .collect = emit_block, .free_out = free_block_ovl, .ctx = cx};
     double t1 = sg_realtime();

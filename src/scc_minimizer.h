@@ -141,6 +141,9 @@ struct sg_ovl_opts {
 #define SG_OVL_OCC_HIST 1025
 uint32_t sg_ovl_max_occ(const uint64_t hist[SG_OVL_OCC_HIST]);
 
+/** SEQGPU_CUDA_CHAIN_BATCH when it is a whole number of 1 or more, else dflt. */
+uint64_t sg_chain_batch_env(uint64_t dflt);
+
 /** The defaults above, for n_threads threads and dovetails of min_overlap bases or more. */
 void sg_ovl_opts_default(sg_ovl_opts_t *o, int n_threads, uint32_t min_overlap);
 
@@ -152,6 +155,9 @@ typedef struct {
     uint64_t rep_buckets; /* buckets above it */
     uint64_t hits;        /* hits chained */
     uint64_t repeat_reads; /* reads with a minimizer from a repeat bucket: their hits are made on the host */
+    uint32_t repeat_turns; /* turns of making those hits and chaining them on the device (the memory bound) */
+    int index_device;      /* the index was built on o->index's device */
+    int chain_fallback;    /* the device's chaining failed: the host chained every read (err says why) */
     uint64_t device_reads; /* reads chained on o->index's device (the others on the host's threads) */
     uint64_t overlaps;    /* chains reported */
     double index_s, overlap_s;

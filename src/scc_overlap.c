@@ -256,6 +256,11 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
         oo.index = d->index;
         oo.fallback = d->o.fallback;
         r = sg_overlaps_find(d->rs, &oo, take_overlaps, d, &d->ost, b->err, sizeof b->err);
+        if (r == 0 && d->ost.chain_fallback) { /* auto: the index was built, the host's threads chained */
+            char why[256];
+            sg_backend_fell_back(b->err, "chaining the overlaps on the cpu", why, sizeof why);
+            b->backend = "cpu";
+        }
         if (r == SG_ERR_DEVICE && d->o.fallback) { /* auto: the reads are here, the host's threads take over */
             char why[256];
             sg_backend_fell_back(b->err, "building the overlap index on the cpu", why, sizeof why);
@@ -393,11 +398,11 @@ static void ovl_stats(const sg_graph_builder_t *b, FILE *fp)
     if (!d->o.overlaps)
         fprintf(fp, "  \"minimizers\": {\"index\": \"%s\", \"k\": %d, \"w\": %d, \"hpc\": true, \"sketched\": %llu, \"indexed\": %llu, "
                     "\"buckets\": %llu, \"max_occ\": %u, \"repeat_buckets\": %llu, \"hits\": %llu, "
-                    "\"repeat_reads\": %llu, \"reads_chained_on_device\": %llu, \"seconds\": {\"index\": %.4f, \"device_chain\": %.4f, "
+                    "\"repeat_reads\": %llu, \"repeat_turns\": %u, \"reads_chained_on_device\": %llu, \"seconds\": {\"index\": %.4f, \"device_chain\": %.4f, "
                     "\"repeat_hits\": %.4f, \"repeat_chain\": %.4f, \"overlaps\": %.4f}},\n",
-                b->backend, SG_OVL_K, SG_OVL_W, (unsigned long long)d->ost.minimizers, (unsigned long long)d->ost.indexed,
+                d->ost.index_device && d->index ? d->index->name : "cpu", SG_OVL_K, SG_OVL_W, (unsigned long long)d->ost.minimizers, (unsigned long long)d->ost.indexed,
                 (unsigned long long)d->ost.buckets, d->ost.max_occ, (unsigned long long)d->ost.rep_buckets,
-                (unsigned long long)d->ost.hits, (unsigned long long)d->ost.repeat_reads,
+                (unsigned long long)d->ost.hits, (unsigned long long)d->ost.repeat_reads, d->ost.repeat_turns,
                 (unsigned long long)d->ost.device_reads, d->ost.index_s, d->ost.device_chain_s, d->ost.repeat_hits_s,
                 d->ost.repeat_chain_s, d->ost.emit_s);
     if (!d->o.overlaps && d->index && d->index->stats && !strcmp(b->backend, d->index->name)) {

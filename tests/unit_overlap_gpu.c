@@ -202,8 +202,11 @@ static void overlaps_same(const sg_readset_t *rs, uint32_t max_occ, const char *
     o.max_occ = max_occ;
     char err[512] = "";
     CHECK(sg_overlaps_find(rs, &o, collect, &cpu, &sc, err, sizeof err) == 0, "%s: cpu overlaps", what);
+    if (batch) { /* (before the device's start-up thread, which reads the environment) */
+        setenv("SEQGPU_CUDA_CHAIN_BATCH", batch, 1);
+        setenv("SEQGPU_CUDA_CHAIN_ROOM", "16", 1); /* the chains' second pass */
+    }
     o.index = device_index();
-    if (batch) setenv("SEQGPU_CUDA_CHAIN_BATCH", batch, 1);
     if (o.index) {
         int r = sg_overlaps_find(rs, &o, collect, &gpu, &sd, err, sizeof err);
         CHECK(r == 0, "%s: cuda overlaps: %s", what, err);
@@ -226,9 +229,13 @@ static void overlaps_same(const sg_readset_t *rs, uint32_t max_occ, const char *
         CHECK(sc.device_reads == 0 && sd.device_reads == stored && reps_ok,
               "%s: %llu of %llu reads chained on the device, %llu repeat reads", what,
               (unsigned long long)sd.device_reads, (unsigned long long)stored, (unsigned long long)sd.repeat_reads);
+        /* one hit a turn: a turn for each repeat read */
+        CHECK(!batch || strcmp(batch, "1") || sd.repeat_reads < 2 || sd.repeat_turns > 1, "%s: %u turns of %llu repeat reads",
+              what, sd.repeat_turns, (unsigned long long)sd.repeat_reads);
         o.index->free(o.index);
     }
     unsetenv("SEQGPU_CUDA_CHAIN_BATCH");
+    unsetenv("SEQGPU_CUDA_CHAIN_ROOM");
     free(cpu.ov);
     free(gpu.ov);
 }
@@ -256,27 +263,32 @@ static void chain_faults(const sg_readset_t *rs)
     ovls_t cpu = {0};
     sg_ovl_stats_t sc;
     sg_ovl_opts_t o;
-    sg_ovl_opts_default(&o, 3, 2000);
+    sg_ovl_opts_default(&o, 1, 2000); /* one thread: few blocks in flight, so many turns of one hit each */
     char err[512] = "";
     CHECK(sg_overlaps_find(rs, &o, collect, &cpu, &sc, err, sizeof err) == 0, "cpu overlaps");
-    const char *steps[] = {"plan", "run", "hits"};
-    for (int i = 0; i < 3; i++)
+    /* the last: the second turn of the repeat reads' hits fails, after a turn's chains are kept */
+    const char *steps[] = {"plan", "run", "hits", "hits:2"};
+    for (int i = 0; i < 4; i++)
         for (int fb = 0; fb < 2; fb++) {
             ovls_t gpu = {0};
             sg_ovl_stats_t sd;
+            /* (before the device's start-up thread, which reads the environment) */
+            setenv("SEQGPU_CUDA_CHAIN_FAULT", steps[i], 1);
+            if (i == 3) setenv("SEQGPU_CUDA_CHAIN_BATCH", "1", 1);
             o.index = device_index();
             if (!o.index) break;
             o.fallback = fb;
-            setenv("SEQGPU_CUDA_CHAIN_FAULT", steps[i], 1);
             int r = sg_overlaps_find(rs, &o, collect, &gpu, &sd, err, sizeof err);
-            unsetenv("SEQGPU_CUDA_CHAIN_FAULT");
             if (fb)
-                CHECK(r == 0 && same_overlaps(&cpu, &gpu) && sd.device_reads == 0 && sd.hits == sc.hits &&
-                          sd.repeat_reads == sc.repeat_reads,
+                CHECK(r == 0 && sd.chain_fallback && strstr(err, "SEQGPU_CUDA_CHAIN_FAULT") && same_overlaps(&cpu, &gpu) &&
+                          sd.device_reads == 0 && sd.hits == sc.hits && sd.repeat_reads == sc.repeat_reads,
                       "fault in %s, fallback: %d (%s), %zu overlaps of %zu", steps[i], r, err, gpu.n, cpu.n);
             else
-                CHECK(r == SG_ERR_DEVICE && gpu.n == 0 && strstr(err, steps[i]),
-                      "fault in %s: %d (%s), %zu overlaps handed on", steps[i], r, err, gpu.n);
+                CHECK(r == SG_ERR_DEVICE && !sd.chain_fallback && gpu.n == 0 && strstr(err, "SEQGPU_CUDA_CHAIN_FAULT") &&
+                          (i < 3 || sd.repeat_turns >= 2),
+                      "fault in %s: %d (%s), %zu overlaps handed on, %u turns", steps[i], r, err, gpu.n, sd.repeat_turns);
+            unsetenv("SEQGPU_CUDA_CHAIN_FAULT");
+            unsetenv("SEQGPU_CUDA_CHAIN_BATCH");
             o.index->free(o.index);
             free(gpu.ov);
         }
@@ -302,10 +314,19 @@ static void test_overlaps_same(void)
     overlaps_same(rs, 1, NULL, 10, ALL, "max_occ 1");
     chain_faults(rs);
     sg_readset_free(rs);
-    /* the reads of unique sequence alone: no repeat read; one read; none stored */
+    /* a quarter of the reads; the reads of another genome without the array: no repeat read; one read; none stored */
     rs = make_readset(reads, N / 4, 2000, 1 << 20);
     overlaps_same(rs, 0, NULL, 100, ANY, "a quarter of the reads");
     sg_readset_free(rs);
+    {
+        char *g2 = random_seq(200000), **r2 = simulate(g2, 200000, 100, 2000, 12000, 0.1, pl);
+        rs = make_readset(r2, 100, 2000, 1 << 20);
+        overlaps_same(rs, 0, NULL, 100, NONE, "unique sequence");
+        sg_readset_free(rs);
+        for (int i = 0; i < 100; i++) free(r2[i]);
+        free(r2);
+        free(g2);
+    }
     rs = make_readset(reads, 1, 2000, 1 << 20);
     overlaps_same(rs, 0, NULL, 0, ANY, "one read");
     sg_readset_free(rs);
