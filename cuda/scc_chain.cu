@@ -177,19 +177,7 @@ __device__ uint32_t minimizers_in(const ChainIndex &ix, uint32_t j, uint32_t lo,
 {
     const uint32_t *p = ix.mpos + ix.moff[j];
     const uint32_t n = (uint32_t)(ix.moff[j + 1] - ix.moff[j]);
-    uint32_t a = 0, b = n;
-    while (a < b) {
-        uint32_t mid = (a + b) / 2;
-        if (p[mid] < lo) a = mid + 1;
-        else b = mid;
-    }
-    uint32_t c = a, d = n;
-    while (c < d) {
-        uint32_t mid = (c + d) / 2;
-        if (p[mid] < hi) c = mid + 1;
-        else d = mid;
-    }
-    return c - a;
+    return sg_first_at(p, n, hi) - sg_first_at(p, n, lo);
 }
 
 __device__ void emit(const ChainIndex &ix, const uint32_t *j_of, uint32_t q, uint64_t key0, uint64_t band, uint32_t w,

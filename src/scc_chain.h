@@ -36,6 +36,18 @@ SG_CHAIN_FN uint32_t sg_hit_diag(uint64_t key) { return (uint32_t)(key & 0x7ffff
 SG_CHAIN_FN uint32_t sg_hit_qpos(uint64_t val) { return (uint32_t)(val >> 32); }
 SG_CHAIN_FN uint32_t sg_hit_tpos(uint64_t val) { return (uint32_t)(val & 0x7fffffff); }
 
+/* The first of p[0..n) (ascending) that is v or more: how many are below v. */
+SG_CHAIN_FN uint32_t sg_first_at(const uint32_t *p, uint32_t n, uint32_t v)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (p[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* A hit of q's k-mer ending at qpos with t's ending at tp on t's strand rev. */
 SG_CHAIN_FN void sg_hit_make(uint32_t qpos, uint32_t t, uint32_t rev, int64_t tp, int rep, uint64_t *key, uint64_t *val)
 {

@@ -1147,33 +1147,21 @@ static int repeat_reads(ctx_t *cx, dev_chain_t *dc, int nt, char *err, size_t er
     return 0;
 }
 
-/* The first of p[0..n) at or after pos. */
-static size_t pos_at(const uint32_t *p, size_t n, uint32_t pos)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p[mid] < pos) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 /* The overlaps of repeat read q from the device's chains of its hits. */
 static void rep_read(const ctx_t *cx, uint32_t q, qbuf_t *qb)
 {
     const rep_store_t *s = cx->reps;
-    size_t i = pos_at(s->q, s->n, q);
+    uint32_t i = sg_first_at(s->q, s->n, q);
     if (i == s->n || s->q[i] != q) return;
     const rep_block_t *b = s->in[i];
     const uint32_t k = s->at[i];
     const uint32_t *pos = b->pos + b->mini_off[k], *rb = b->rep_before + b->mini_off[k] + k;
-    const size_t n_mini = b->mini_off[k + 1] - b->mini_off[k];
+    const uint32_t n_mini = (uint32_t)(b->mini_off[k + 1] - b->mini_off[k]);
     for (size_t c = s->ch_first[i]; c < s->ch_first[i + 1]; c++) {
         const sg_chain_rec_t *d = &s->ch[c];
-        size_t lo = pos_at(pos, n_mini, sg_hit_qpos(d->c.first)), hi = pos_at(pos, n_mini, sg_hit_qpos(d->c.last) + 1);
+        uint32_t lo = sg_first_at(pos, n_mini, sg_hit_qpos(d->c.first)), hi = sg_first_at(pos, n_mini, sg_hit_qpos(d->c.last) + 1);
         sg_overlap_t o;
-        if (chain_overlap(cx, q, d->t, d->rev, &d->c, rb[hi] - rb[lo], (uint32_t)(hi - lo), &o)) add_overlap(qb, &o);
+        if (chain_overlap(cx, q, d->t, d->rev, &d->c, rb[hi] - rb[lo], hi - lo, &o)) add_overlap(qb, &o);
     }
 }
 

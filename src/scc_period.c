@@ -121,12 +121,14 @@ static int multiple(uint32_t a, uint32_t b)
     return m >= 1 && (uint64_t)off * 100 <= 6ull * b + 200;
 }
 
-/* The period of the spectrum hist[1 .. SG_PERIOD_MAX], its support, and whether a rival period competes. */
-static uint32_t spectrum_period(const uint64_t *hist, double *support, int *rival)
+/* The period of the spectrum hist[1 .. SG_PERIOD_MAX], its support, whether
+ * a rival period competes, and the pairs counted in all. */
+static uint32_t spectrum_period(const uint64_t *hist, double *support, int *rival, uint64_t *pairs)
 {
     uint64_t *pre = sg_calloc(SG_PERIOD_MAX + 1, sizeof *pre);
     for (uint32_t d = 1; d <= SG_PERIOD_MAX; d++) pre[d] = pre[d - 1] + hist[d];
     uint64_t total = pre[SG_PERIOD_MAX], hmax = 0;
+    *pairs = total;
     *support = 0;
     *rival = 0;
     for (uint32_t d = 1; d <= SG_PERIOD_MAX; d++)
@@ -318,9 +320,8 @@ void sg_period_find(const char *const *seqs, const uint32_t *lens, uint32_t n, s
     for (; n_used < n && used < SG_PERIOD_BASES; used += lens[n_used], n_used++)
         repeated_kmers(seqs[n_used], lens[n_used], &lt, count_distance, hist);
     int rival;
-    uint32_t p = spectrum_period(hist, &out->support, &rival);
-    uint64_t pairs = 0;
-    for (uint32_t d = 1; d <= SG_PERIOD_MAX; d++) pairs += hist[d];
+    uint64_t pairs;
+    uint32_t p = spectrum_period(hist, &out->support, &rival, &pairs);
     free(hist);
     out->period = p;
     out->tandem = p && out->support >= TANDEM_SUPPORT && !rival && pairs >= TANDEM_PAIRS_PER_BASE * used;
