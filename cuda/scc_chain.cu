@@ -132,9 +132,7 @@ __global__ void k_fill(const sg_mrec_t *rec, const uint32_t *bno, const uint32_t
         uint64_t o = off[q - r0] + atomicAdd(&cur[q - r0], c);
         const uint32_t qpos = rec[i].ps >> 1, qrev = rec[i].ps & 1;
         auto put = [&](uint32_t j) {
-            const uint32_t t = rec[j].rid, tps = rec[j].ps, rev = qrev ^ (tps & 1), tpos = tps >> 1;
-            const int64_t tp = rev ? (int64_t)len_of[t] - tpos + k - 2 : (int64_t)tpos;
-            sg_hit_make(qpos, t, rev, tp, 0, &key[o], &val[o]);
+            sg_hit_make(qpos, qrev, rec[j].rid, rec[j].ps, len_of[rec[j].rid], k, 0, &key[o], &val[o]);
             o++;
         };
         for (uint32_t j = b.bs; j < b.rs; j++) put(j);               // the reads before q

@@ -48,9 +48,15 @@ SG_CHAIN_FN uint32_t sg_first_at(const uint32_t *p, uint32_t n, uint32_t v)
     return lo;
 }
 
-/* A hit of q's k-mer ending at qpos with t's ending at tp on t's strand rev. */
-SG_CHAIN_FN void sg_hit_make(uint32_t qpos, uint32_t t, uint32_t rev, int64_t tp, int rep, uint64_t *key, uint64_t *val)
+/* The hit of q's minimizer at qpos (canonical on strand qrev) with an
+ * occurrence of read t (tlen bases) at tps (position << 1 | strand) of the
+ * index: t's k-mer (k) ends at tp on t's strand that matches q, rev (its
+ * span taken as k on the reverse strand). */
+SG_CHAIN_FN void sg_hit_make(uint32_t qpos, uint32_t qrev, uint32_t t, uint32_t tps, uint32_t tlen, int k, int rep,
+                             uint64_t *key, uint64_t *val)
 {
+    const uint32_t rev = qrev ^ (tps & 1), tpos = tps >> 1;
+    const int64_t tp = rev ? (int64_t)tlen - tpos + k - 2 : (int64_t)tpos;
     *key = (uint64_t)t << 32 | (uint64_t)rev << 31 | (uint64_t)(tp - qpos + SG_DIAG_BIAS);
     *val = (uint64_t)qpos << 32 | (rep ? SG_HIT_REP : 0) | (uint64_t)tp;
 }

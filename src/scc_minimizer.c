@@ -489,29 +489,18 @@ static void radix_hits(hit_t *a, hit_t *tmp, size_t n)
 }
 
 /* A hit of q's k-mer ending at qpos with t's ending at tp on t's strand rev. */
-static inline void push_hit(qbuf_t *qb, uint32_t qpos, uint32_t t, uint32_t rev, int64_t tp, int rep)
-{
-    if (qb->n_hit == qb->m_hit) qb->hit = sg_realloc(qb->hit, (qb->m_hit = qb->m_hit ? 2 * qb->m_hit : 4096) * sizeof *qb->hit);
-    hit_t *h = &qb->hit[qb->n_hit++];
-    sg_hit_make(qpos, t, rev, tp, rep, &h->key, &h->val);
-}
-
-/* Where a k-mer of t ending at tpos ends on t's reverse strand (its span taken as k). */
-static inline int64_t flip_pos(const ctx_t *cx, uint32_t t, uint32_t tpos)
-{
-    return (int64_t)sg_readset_len(cx->rs, t) - tpos + cx->o.k - 2;
-}
-
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return (x > y) - (x < y);
 }
 
+/* The hit of q's minimizer at qpos, strand qrev, with t's occurrence tps (scc_chain.h). */
 static inline void add_hit(const ctx_t *cx, qbuf_t *qb, uint32_t qpos, uint32_t qrev, uint32_t t, uint32_t tps, int rep)
 {
-    uint32_t rev = qrev ^ (tps & 1), tpos = tps >> 1;
-    push_hit(qb, qpos, t, rev, rev ? flip_pos(cx, t, tpos) : tpos, rep);
+    if (qb->n_hit == qb->m_hit) qb->hit = sg_realloc(qb->hit, (qb->m_hit = qb->m_hit ? 2 * qb->m_hit : 4096) * sizeof *qb->hit);
+    hit_t *h = &qb->hit[qb->n_hit++];
+    sg_hit_make(qpos, qrev, t, tps, sg_readset_len(cx->rs, t), cx->o.k, rep, &h->key, &h->val);
 }
 
 static inline uint64_t mix64(uint64_t x)
