@@ -364,21 +364,27 @@ static int scan_window(cuda_t *st, slot_t *s, const sg_chunk_t *c, size_t a, siz
            "copying the hit count");
         CK(cudaStreamSynchronize(s->stream), "running the scan kernels");
         found = *s->h_count;
+        if (hits->max && hits->n + found > hits->max) break; /* more than the caller keeps: it scans less */
         if (found <= s->hits_cap) break;
-        /* the count is exact even when the buffer overflowed: grow it and scan again */
-        int r = grow_hits(s, found + found / 4, err, errsz);
+        /* the count is exact even when the buffer overflowed: grow it (up to what the caller keeps) and scan again */
+        size_t want = found + found / 4;
+        if (hits->max && want > hits->max - hits->n) want = hits->max - hits->n;
+        int r = grow_hits(s, want, err, errsz);
         if (r < 0) return r;
         rescans++;
     }
     size_t at = hits->n;
-    sg_hits_grow(hits, at + found);
+    if (sg_hits_grow(hits, at + found) < 0) {
+        hits->n = at + found; /* counted, not kept: sg_hits_over */
+        found = 0;
+    }
     if (found)
         CK(cudaMemcpyAsync(hits->a + at, s->hits, found * sizeof *s->hits, cudaMemcpyDeviceToHost, s->stream),
            "copying hits from the device");
     CK(cudaEventRecord(s->ev[3], s->stream), "cudaEventRecord");
     CK(cudaStreamSynchronize(s->stream), "copying hits from the device");
     for (size_t i = at; i < at + found; i++) hits->a[i] += (uint64_t)a << 32; /* window to chunk coordinates */
-    hits->n = at + found;
+    if (!sg_hits_over(hits)) hits->n = at + found;
     float t_h2d = 0, t_kernel = 0, t_d2h = 0;
     cudaEventElapsedTime(&t_h2d, s->ev[0], s->ev[1]);
     cudaEventElapsedTime(&t_kernel, s->ev[1], s->ev[2]); /* the last scan, if scanned again */
@@ -395,18 +401,19 @@ static int scan_window(cuda_t *st, slot_t *s, const sg_chunk_t *c, size_t a, siz
     return 0;
 }
 
-static int scan_on(cuda_t *st, slot_t *s, const sg_chunk_t *c, sg_hits_t *hits, char *err, size_t errsz)
+static int scan_on(cuda_t *st, slot_t *s, const sg_chunk_t *c, size_t from, size_t to, sg_hits_t *hits, char *err,
+                   size_t errsz)
 {
     CK(cudaSetDevice(s->dev->local), "cudaSetDevice");
-    for (size_t a = 0; a < c->len; a += st->window) {
-        size_t n = c->len - a < st->window ? c->len - a : st->window;
+    for (size_t a = from; a < to && !sg_hits_over(hits); a += st->window) {
+        size_t n = to - a < st->window ? to - a : st->window;
         int r = scan_window(st, s, c, a, n, hits, err, errsz);
         if (r < 0) return r;
     }
     return 0;
 }
 
-static int cuda_scan(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits)
+static int cuda_scan(sg_backend_t *be, const sg_chunk_t *c, size_t from, size_t to, sg_hits_t *hits)
 {
     cuda_t *st = be->priv;
     slot_t *s = NULL;
@@ -426,13 +433,13 @@ static int cuda_scan(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits)
     int rc = st->init_rc;
     pthread_mutex_unlock(&st->mu);
     if (!s) {
-        if (st->fallback && rc != SG_ERR_INPUT) return st->fallback->scan(st->fallback, c, hits);
+        if (st->fallback && rc != SG_ERR_INPUT) return st->fallback->scan(st->fallback, c, from, to, hits);
         return rc < 0 ? rc : SG_ERR_DEVICE;
     }
 
     char err[512];
     size_t before = hits->n;
-    int r = scan_on(st, s, c, hits, err, sizeof err);
+    int r = scan_on(st, s, c, from, to, hits, err, sizeof err);
     pthread_mutex_lock(&st->mu);
     s->busy = 0;
     int first_failure = r < 0 && !st->broken;
@@ -446,7 +453,7 @@ static int cuda_scan(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits)
         return SG_ERR_DEVICE;
     }
     if (first_failure) sg_warn("CUDA device %d: %s; the cpu backend scans the rest", s->dev->id, err);
-    return st->fallback->scan(st->fallback, c, hits);
+    return st->fallback->scan(st->fallback, c, from, to, hits);
 }
 
 static void cuda_stats(sg_backend_t *be, FILE *fp)

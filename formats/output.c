@@ -39,6 +39,7 @@ void sg_chunk_text_free(sg_chunk_text_t *o)
     free(o->first_recs);
     free(o->head);
     free(o->tail);
+    free(o->cnt);
     memset(o, 0, sizeof *o);
 }
 
@@ -58,10 +59,13 @@ static void put_u64(uint64_t x, kstring_t *s)
     else kputll((long long)x, s);
 }
 
-static void put_count_rows(const sg_motif_set_t *ms, const char *name, const uint64_t *cnt, kstring_t *s)
+/* The rows of a record from *row on, until s holds budget bytes: 0 when all are put, -1 when s was full first. */
+static int put_count_rows(const sg_motif_set_t *ms, const char *name, const uint64_t *cnt, int *row, size_t budget,
+                          kstring_t *s)
 {
     size_t nl = strlen(name);
-    for (int m = 0; m < ms->n_motif; m++) {
+    for (int m = *row; m < ms->n_motif; *row = ++m) {
+        if (s->l >= budget) return -1;
         reserve(s, nl + strlen(ms->motif[m].name) + 32);
         kputs(name, s);
         kputc('\t', s);
@@ -70,6 +74,7 @@ static void put_count_rows(const sg_motif_set_t *ms, const char *name, const uin
         put_u64(cnt[m], s);
         kputc('\n', s);
     }
+    return 0;
 }
 
 /* Mismatches of the window at t against pattern p. */
@@ -93,23 +98,31 @@ static void put_site(const sg_formatter_t *f, const sg_pattern_t *p, const char 
     s->l += p->len;
 }
 
-void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits_t *h, sg_chunk_text_t *o)
+int sg_format_hits(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits_t *h, uint64_t upto, size_t budget,
+                   sg_chunk_text_t *o, size_t *taken)
 {
     const sg_motif_set_t *ms = f->ms;
     kstring_t *s = &o->text;
-    o->per_pat = sg_calloc(ms->n_pat, sizeof *o->per_pat);
-    if (c->n_seg && c->seg[0].rid < SG_SUMMARY_RECORDS)
-        o->first_recs = sg_calloc((size_t)c->n_seg * ms->n_motif, sizeof *o->first_recs);
-    uint64_t *cnt = f->fmt == SG_OUT_COUNT ? sg_calloc(ms->n_motif, sizeof *cnt) : NULL;
+    if (!o->per_pat) {
+        o->per_pat = sg_calloc(ms->n_pat, sizeof *o->per_pat);
+        if (c->n_seg && c->seg[0].rid < SG_SUMMARY_RECORDS)
+            o->first_recs = sg_calloc((size_t)c->n_seg * ms->n_motif, sizeof *o->first_recs);
+        if (f->fmt == SG_OUT_COUNT) o->cnt = sg_calloc(ms->n_motif, sizeof *o->cnt);
+    }
+    uint64_t *cnt = o->cnt;
     size_t k = 0;
-    for (int i = 0; i < c->n_seg; i++) {
+    for (; o->seg < c->n_seg; o->seg++, o->row = 0) {
+        int i = o->seg;
         const sg_seg_t *g = &c->seg[i];
         const char *name = sg_chunk_name(c, g);
         size_t name_len = strlen(name);
         uint64_t end = g->off + g->len;
-        if (cnt) memset(cnt, 0, ms->n_motif * sizeof *cnt);
         uint64_t *rec = g->rid < SG_SUMMARY_RECORDS ? o->first_recs + (size_t)i * ms->n_motif : NULL;
         for (; k < h->n && sg_hit_pos(h->a[k]) < end; k++) {
+            if (s->l >= budget) {
+                *taken = k;
+                return 0;
+            }
             uint64_t pos = sg_hit_pos(h->a[k]);
             const sg_pattern_t *p = &ms->pat[f->rank_pat[sg_hit_rank(h->a[k])]];
             const sg_motif_t *m = &ms->motif[p->motif];
@@ -181,16 +194,21 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
             }
             kputc('\n', s);
         }
+        if (end > upto) break; /* the piece goes on past these hits */
         if (!cnt) continue;
         if (!g->first) {
             o->head = memcpy(sg_malloc(ms->n_motif * sizeof *cnt), cnt, ms->n_motif * sizeof *cnt);
         } else if (!g->last) {
             o->tail = memcpy(sg_malloc(ms->n_motif * sizeof *cnt), cnt, ms->n_motif * sizeof *cnt);
-        } else {
-            put_count_rows(ms, name, cnt, s);
+        } else if (put_count_rows(ms, name, cnt, &o->row, budget, s) < 0) {
+            *taken = k;
+            return 0;
         }
+        memset(cnt, 0, ms->n_motif * sizeof *cnt);
     }
-    free(cnt);
+    o->done = o->seg == c->n_seg;
+    *taken = k;
+    return 1;
 }
 
 static int write_all(sg_writer_t *w, const char *s, size_t n)
@@ -223,9 +241,32 @@ int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, i
     return write_all(w, head, strlen(head));
 }
 
-int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o)
+/* The rows of the record that spans chunks, a piece at a time. */
+static int put_acc_rows(sg_writer_t *w)
+{
+    kstring_t s = {0};
+    int row = 0, more = 1, r = 0;
+    while (more && r == 0) {
+        s.l = 0;
+        more = put_count_rows(w->f->ms, w->acc_name, w->acc, &row, 1 << 20, &s) < 0;
+        r = write_all(w, s.s, s.l);
+    }
+    free(s.s);
+    return r;
+}
+
+int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, sg_chunk_text_t *o)
 {
     const sg_motif_set_t *ms = w->f->ms;
+    /* the record the chunk continues comes first (its first piece ends before any row of the chunk's own) */
+    if (o->head && !o->head_put) {
+        o->head_put = 1;
+        for (int m = 0; m < ms->n_motif; m++) w->acc[m] += o->head[m];
+        if (c->seg[0].last && put_acc_rows(w) < 0) return SG_ERR_SYSTEM;
+    }
+    if (write_all(w, o->text.s, o->text.l) < 0) return SG_ERR_SYSTEM;
+    o->text.l = 0;
+    if (!o->done) return 0;
     for (int p = 0; p < ms->n_pat; p++) {
         w->total_pat[p] += o->per_pat[p];
         w->total[ms->pat[p].motif] += o->per_pat[p];
@@ -236,17 +277,6 @@ int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o)
         for (int m = 0; m < ms->n_motif; m++) w->rec_total[rid * ms->n_motif + m] += o->first_recs[(size_t)i * ms->n_motif + m];
         if (!w->rec_name[rid]) w->rec_name[rid] = sg_strdup(sg_chunk_name(c, &c->seg[i]));
     }
-    if (o->head) {
-        for (int m = 0; m < ms->n_motif; m++) w->acc[m] += o->head[m];
-        if (c->seg[0].last) {
-            kstring_t s = {0};
-            put_count_rows(ms, w->acc_name, w->acc, &s);
-            int r = write_all(w, s.s, s.l);
-            free(s.s);
-            if (r < 0) return r;
-        }
-    }
-    if (write_all(w, o->text.s, o->text.l) < 0) return SG_ERR_SYSTEM;
     if (o->tail) {
         memcpy(w->acc, o->tail, ms->n_motif * sizeof *w->acc);
         free(w->acc_name);

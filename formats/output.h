@@ -32,9 +32,14 @@ typedef struct {
  * few chromosomes or plasmids, not a read set. */
 #define SG_SUMMARY_RECORDS 20
 
-/* One chunk, formatted. */
+/* One chunk, formatted: at once, or in pieces when its hits or their text
+ * are too many to hold (sg_format_hits). */
 typedef struct {
-    kstring_t text;
+    kstring_t text;       /* what is not written yet */
+    int done;             /* every hit of the chunk formatted */
+    int seg, row;         /* the piece being formatted; count: the next of its rows */
+    uint64_t *cnt;        /* count: hits of each motif in that piece so far */
+    int head_put;         /* the writer has taken head */
     uint64_t *per_pat;    /* hits of each pattern (motif and strand) in the chunk */
     /* hits of each motif in each piece of the chunk (n_seg x n_motif), when
      * a piece belongs to one of the first SG_SUMMARY_RECORDS records; else NULL */
@@ -47,8 +52,15 @@ typedef struct {
 void sg_formatter_init(sg_formatter_t *f, sg_outfmt_t fmt, const sg_motif_set_t *ms, int skip_masked);
 void sg_formatter_free(sg_formatter_t *f);
 
-/** Format the sorted hits h of chunk c into o (thread-safe). */
-void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits_t *h, sg_chunk_text_t *o);
+/**
+ * Format the next sorted hits h of chunk c into o (thread-safe): every hit
+ * of its starts below upto not formatted yet, and the pieces that end by
+ * upto, until o's text holds budget bytes.
+ * @return 1 when all of h was formatted, 0 when the text was full first
+ *         (*taken hits formatted; the rest goes in the next call)
+ */
+int sg_format_hits(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits_t *h, uint64_t upto, size_t budget,
+                   sg_chunk_text_t *o, size_t *taken);
 void sg_chunk_text_free(sg_chunk_text_t *o);
 
 typedef struct {
@@ -69,8 +81,9 @@ typedef struct {
  * of n_files input files are tallied. */
 int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, int header, int n_files)
     __attribute__((warn_unused_result));
-/** Print the next chunk, in input order. */
-int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o) __attribute__((warn_unused_result));
+/** Print what is formatted of the next chunk, in input order (again, after more
+ * of it is formatted, until o->done). */
+int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, sg_chunk_text_t *o) __attribute__((warn_unused_result));
 /** Free the writer's memory (the tallies stay readable until then). */
 void sg_writer_free(sg_writer_t *w);
 

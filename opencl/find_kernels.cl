@@ -17,8 +17,12 @@ inline uint base_class(uint b, uint fold)
     return (uint)(u == 'A') | (uint)(u == 'C') << 1 | (uint)(u == 'G') << 2 | (uint)(u == 'T') << 3;
 }
 
+/* Once the buffer is full, the count stops soon after its size (at most one
+ * increment more per work-item in flight), so that a window of more than
+ * 2^32 hits cannot wrap it: the host sees an overflow and scans less. */
 inline void put_hit(__global ulong *hits, volatile __global uint *count, uint cap, ulong start, uint rank)
 {
+    if (*count > cap) return;
     uint i = atomic_inc(count);
     if (i < cap) hits[i] = start << 32 | rank;
 }

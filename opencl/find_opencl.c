@@ -492,18 +492,25 @@ static int scan_window(ocl_t *st, slot_t *s, const sg_chunk_t *c, size_t a, size
         int r = run_kernels(st, s, n, err, errsz);
         if (r < 0) return r;
         CK(clEnqueueReadBuffer(s->queue, s->count, CL_TRUE, 0, sizeof found, &found, 0, NULL, NULL), "reading the hit count");
+        if (hits->max && hits->n + found > hits->max) break; /* more than the caller keeps: it scans less */
         if (found <= s->hits_cap) break;
-        /* the count is exact even when the buffer overflowed: grow it and scan again */
-        if ((r = grow_hits(st, s, found + found / 4, err, errsz)) < 0) return r;
+        /* over the buffer, the count stops soon after its size (it never wraps), so the
+         * window's hits are at least that: a buffer twice as large, up to what the caller keeps */
+        size_t want = 2 * (size_t)found;
+        if (hits->max && want > hits->max - hits->n) want = hits->max - hits->n;
+        if ((r = grow_hits(st, s, want, err, errsz)) < 0) return r;
         rescans++;
     }
     size_t at = hits->n;
-    sg_hits_grow(hits, at + found);
+    if (sg_hits_grow(hits, at + found) < 0) {
+        hits->n = at + found; /* counted, not kept: sg_hits_over */
+        found = 0;
+    }
     if (found)
         CK(clEnqueueReadBuffer(s->queue, s->hits, CL_TRUE, 0, found * sizeof(cl_ulong), hits->a + at, 0, NULL, NULL),
            "reading hits");
     for (size_t i = at; i < at + found; i++) hits->a[i] += (uint64_t)a << 32;
-    hits->n = at + found;
+    if (!sg_hits_over(hits)) hits->n = at + found;
     pthread_mutex_lock(&st->mu);
     st->windows++;
     st->rescans += rescans;
@@ -511,7 +518,7 @@ static int scan_window(ocl_t *st, slot_t *s, const sg_chunk_t *c, size_t a, size
     return 0;
 }
 
-static int ocl_scan(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits)
+static int ocl_scan(sg_backend_t *be, const sg_chunk_t *c, size_t from, size_t to, sg_hits_t *hits)
 {
     ocl_t *st = be->priv;
     slot_t *s = NULL;
@@ -525,8 +532,8 @@ static int ocl_scan(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits)
     pthread_mutex_unlock(&st->mu);
     char err[512];
     int r = 0;
-    for (size_t a = 0; a < c->len && r == 0; a += st->window) {
-        size_t n = c->len - a < st->window ? c->len - a : st->window;
+    for (size_t a = from; a < to && r == 0 && !sg_hits_over(hits); a += st->window) {
+        size_t n = to - a < st->window ? to - a : st->window;
         r = scan_window(st, s, c, a, n, hits, err, sizeof err);
     }
     pthread_mutex_lock(&st->mu);

@@ -16,6 +16,7 @@
 #include "backend.h"
 #include "find_casoff.h"
 #include "find_part.h"
+#include "find_scan.h"
 #include "cli.h"
 #include "input.h"
 #include "log.h"
@@ -97,38 +98,68 @@ typedef struct {
     sg_writer_t writer;
     const sg_motif_set_t *ms;
     uint64_t bases;
+    size_t max_hits;  /* hits held by a scan call at once */
+    size_t max_text;  /* bytes of text a chunk holds before the writer takes them */
+    size_t window;    /* starts per scan call, as the hits' density allows (sg_scan_hits) */
 } find_ctx_t;
 
-static void text_free(void *p)
+/* A chunk's output: its text so far, and where its scan has got to. */
+typedef struct {
+    sg_chunk_text_t text;
+    sg_scan_at_t at;
+} chunk_out_t;
+
+static void out_free(void *p)
 {
-    sg_chunk_text_free(p);
+    sg_chunk_text_free(&((chunk_out_t *)p)->text);
     free(p);
+}
+
+typedef struct {
+    find_ctx_t *ctx;
+    const sg_chunk_t *c;
+    chunk_out_t *o;
+} batch_t;
+
+static int format_batch(void *arg, const sg_hits_t *h, size_t upto, size_t *taken)
+{
+    batch_t *b = arg;
+    return sg_format_hits(&b->ctx->fmt, b->c, h, upto, b->ctx->max_text, &b->o->text, taken);
+}
+
+/* Scan and format chunk c on, until its text is full or it is done. */
+static int format_more(find_ctx_t *ctx, const sg_chunk_t *c, chunk_out_t *o)
+{
+    sg_hits_t hits = {.max = ctx->max_hits};
+    batch_t b = {ctx, c, o};
+    int r = sg_scan_hits(ctx->backend, c, &o->at, &hits, &ctx->window, format_batch, &b);
+    sg_hits_free(&hits);
+    return r < 0 ? r : 0;
 }
 
 static int step_scan(void *vctx, void *item, sg_emit_t *emit)
 {
     (void)emit;
-    find_ctx_t *ctx = vctx;
     sg_chunk_t *c = item;
-    sg_hits_t hits = {0};
-    int r = ctx->backend->scan(ctx->backend, c, &hits);
-    if (r == 0) {
-        sg_hits_sort(&hits);
-        c->out = sg_calloc(1, sizeof(sg_chunk_text_t));
-        c->out_free = text_free;
-        sg_format_chunk(&ctx->fmt, c, &hits, c->out);
-    }
-    sg_hits_free(&hits);
-    return r;
+    c->out = sg_calloc(1, sizeof(chunk_out_t));
+    c->out_free = out_free;
+    return format_more(vctx, c, c->out);
 }
 
+/* A chunk whose text outgrew what it may hold goes on here, in order, a
+ * piece at a time: memory stays bounded however many hits it has. */
 static int step_write(void *vctx, void *item, sg_emit_t *emit)
 {
     find_ctx_t *ctx = vctx;
     sg_chunk_t *c = item;
     if (!c) return 0;
     for (int i = 0; i < c->n_seg; i++) ctx->bases += c->seg[i].len;
-    int r = sg_writer_put(&ctx->writer, c, c->out);
+    chunk_out_t *o = c->out;
+    int r = sg_writer_put(&ctx->writer, c, &o->text);
+    while (r == 0 && !o->text.done) {
+        r = format_more(ctx, c, o);
+        if (r == 0) r = sg_writer_put(&ctx->writer, c, &o->text);
+    }
     sg_emit(emit, c);
     return r;
 }
@@ -217,6 +248,29 @@ static char *mqc_path(const char *stats)
     char *p = sg_malloc(n + sizeof "_mqc.json");
     snprintf(p, n + sizeof "_mqc.json", "%.*s_mqc.json", (int)n, stats);
     return p;
+}
+
+/* What a chunk may hold at once, whatever the density of its hits: hits of
+ * a scan call (8 bytes each, and as many to sort them) about the chunk's own
+ * bytes, and text as much; at least one start's hits (every pattern).
+ * SEQGPU_FIND_HITS and SEQGPU_FIND_TEXT set them lower (tests: every chunk
+ * in pieces). */
+static void limit_env(const char *name, size_t *limit)
+{
+    const char *env = getenv(name);
+    size_t v;
+    if (!env) return;
+    if (sg_parse_size(env, &v) == 0 && v) *limit = v < *limit ? v : *limit;
+    else sg_warn("%s='%s' is not a size (1 or more, e.g. 64K): ignored", name, env);
+}
+
+static void set_limits(find_ctx_t *ctx, size_t chunk)
+{
+    ctx->max_hits = chunk / 8 > (1 << 16) ? chunk / 8 : 1 << 16;
+    ctx->max_text = chunk > (1 << 20) ? chunk : 1 << 20;
+    limit_env("SEQGPU_FIND_HITS", &ctx->max_hits);
+    limit_env("SEQGPU_FIND_TEXT", &ctx->max_text);
+    if (ctx->max_hits <= (size_t)ctx->ms->n_pat) ctx->max_hits = (size_t)ctx->ms->n_pat + 1;
 }
 
 static char stdin_name[] = "-";
@@ -428,6 +482,7 @@ int main_find(int argc, char **argv)
     sg_formatter_init(&ctx.fmt, o.format, &ms, o.skip_masked);
     r = sg_writer_open(&ctx.writer, &outs[0], &ctx.fmt, o.part <= 1, o.n_inputs);
     size_t chunk = o.chunk_size ? o.chunk_size : ctx.backend->chunk_size;
+    set_limits(&ctx, chunk);
     sg_input_init(&ctx.in, sg_reader_new(o.inputs, o.n_inputs, chunk, o.threads), ms.max_len - 1);
     if (o.part) {
         sg_reader_set_part(ctx.in.reader, &part.range);

@@ -17,8 +17,9 @@ struct sg_backend {
     char desc[256];     /* what it runs on, for logs and --stats */
     int max_par;        /* scan calls that may run at once (0: any number) */
     size_t chunk_size;  /* raw bytes per chunk it works best with */
-    /** Append the hits starting in [0, c->len) of chunk c to hits (any order). */
-    int (*scan)(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits);
+    /** Append the hits starting in [from, to) of chunk c to hits (any order); it may stop
+     * early once hits has more than it keeps (sg_hits_over), leaving it so. */
+    int (*scan)(sg_backend_t *be, const sg_chunk_t *c, size_t from, size_t to, sg_hits_t *hits);
     /** Optional: write JSON members (each line "  \"key\": value,") for --stats. */
     void (*stats)(sg_backend_t *be, FILE *fp);
     void (*free)(sg_backend_t *be);

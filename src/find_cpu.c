@@ -29,15 +29,16 @@ typedef struct {
     sg_plan_t plan;
 } cpu_t;
 
-static int cpu_scan(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *hits)
+static int cpu_scan(sg_backend_t *be, const sg_chunk_t *c, size_t from, size_t to, sg_hits_t *hits)
 {
     cpu_t *st = be->priv;
     const sg_plan_t *pl = &st->plan;
     size_t max_len = st->ms->max_len, total = c->len + c->ov;
-    size_t room = SG_BLOCK + max_len + SG_ENC_PAD;
+    size_t block = to - from < SG_BLOCK ? to - from : SG_BLOCK, room = block + max_len + SG_ENC_PAD;
     uint8_t *enc = sg_malloc(room);
-    for (size_t a = 0; a < c->len; a += SG_BLOCK) {
-        size_t n = c->len - a < SG_BLOCK ? c->len - a : SG_BLOCK;
+    /* a block at a time, so that a range denser with hits than the buffer keeps stops soon */
+    for (size_t a = from; a < to && !sg_hits_over(hits); a += block) {
+        size_t n = to - a < block ? to - a : block;
         size_t text = total - a < n + max_len ? total - a : n + max_len;
         sg_encode(st->skip_masked, c->seq + a, text, enc);
         memset(enc + text, SG_ENC_INVALID, room - text);

@@ -4,11 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sg_hits_grow(sg_hits_t *h, size_t n)
+int sg_hits_grow(sg_hits_t *h, size_t n)
 {
-    if (n <= h->m) return;
-    h->m = n < 1024 ? 1024 : n + n / 2;
+    if (n <= h->m) return 0;
+    if (h->max && n > h->max) return -1;
+    size_t m = n < 1024 ? 1024 : n + n / 2;
+    h->m = h->max && m > h->max ? h->max : m;
     h->a = sg_realloc(h->a, h->m * sizeof *h->a);
+    return 0;
 }
 
 void sg_hits_free(sg_hits_t *h)

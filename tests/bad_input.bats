@@ -191,6 +191,94 @@ stat_of() {
     assert_line --index 1 "$(printf 'big\tAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\t299999969')"
 }
 
+# dense_genome: $T/g.fa (two records, 200 kb, soft-masked, a few N), motif
+# files with hits at almost every start ($T/n40.tsv: N to N x 40;
+# $T/one.tsv: 1,000 one-letter IUPAC motifs), and the counts a brute force
+# expects: $T/n40.want (-F count), $T/one.want (-F count --pam NGG)
+dense_genome() {
+    python3 - "$T" <<'PY'
+import random, re, sys
+t = sys.argv[1]
+random.seed(31)
+recs = [(n, ''.join('N' if random.random() < 0.0005 else random.choice('ACGTacgt') for _ in range(size)))
+        for n, size in (('r1', 120000), ('r2', 80000))]
+with open(t + '/g.fa', 'w') as f:
+    for n, s in recs:
+        f.write('>' + n + '\n' + ''.join(s[i:i + 60] + '\n' for i in range(0, len(s), 60)))
+iupac = {'A': 'A', 'C': 'C', 'G': 'G', 'T': 'T', 'R': 'AG', 'Y': 'CT', 'S': 'CG', 'W': 'AT', 'K': 'GT', 'M': 'AC',
+         'B': 'CGT', 'D': 'AGT', 'H': 'ACT', 'V': 'ACG', 'N': 'ACGT'}
+comp = {'A': 'T', 'C': 'G', 'G': 'C', 'T': 'A'}
+letters = 'ACGTNRYSWKMBDHV'
+with open(t + '/n40.tsv', 'w') as f:
+    f.write(''.join('n%d\t%s\n' % (k, 'N' * k) for k in range(1, 41)))
+with open(t + '/one.tsv', 'w') as f:
+    f.write(''.join('m%d\t%s\n' % (i, letters[i % 15]) for i in range(1000)))
+with open(t + '/n40.want', 'w') as f, open(t + '/one.want', 'w') as g:
+    f.write('seqID\tpatternName\thits\n')
+    g.write('seqID\tpatternName\thits\n')
+    for n, s in recs:
+        u = s.upper()
+        runs = [len(r) for r in re.findall('[ACGT]+', u)]
+        for k in range(1, 41):  # N x k is its own reverse complement: one strand
+            f.write('%s\tn%d\t%d\n' % (n, k, sum(max(0, r - k + 1) for r in runs)))
+        for i in range(1000):
+            fwd = '[%s]' % iupac[letters[i % 15]]
+            rev = '[%s]' % ''.join(comp[b] for b in iupac[letters[i % 15]])
+            hits = len(re.findall('(?=%s[ACGT]GG)' % fwd, u)) + len(re.findall('(?=CC[ACGT]%s)' % rev, u))
+            g.write('%s\tm%d\t%d\n' % (n, i, hits))
+PY
+}
+
+@test "crashes: find's memory is bounded by the chunk and the threads, however dense the hits (ulimit -v)" {
+    [ -z "${SEQGPU_SANITIZER:-}" ] || skip "sanitizers reserve more address space than the limit"
+    dense_genome
+    # 8 M hits: 128 MB to hold and sort them, 200 MB of BED; under 150 MB of address space
+    run bash -c "ulimit -v 150000 && exec '$SEQGPU' find -q -b cpu -t 2 -F count -f '$T/n40.tsv' -o '$T/n40.count' '$T/g.fa'"
+    assert_success
+    cmp "$T/n40.want" "$T/n40.count" || { diff "$T/n40.want" "$T/n40.count" | head; fail "-F count differs from the brute force"; }
+    # BED through a pipe: each record's rows in order (start, then end), as many as counted
+    run bash -c "set -o pipefail; ulimit -v 150000 && '$SEQGPU' find -q -b cpu -t 2 -f '$T/n40.tsv' '$T/g.fa' |
+        awk -F'\t' '\$1 != r { r = \$1; s = -1; e = -1 }
+                    \$2 < s || (\$2 == s && \$3 < e) { print \"out of order: \" \$0; exit 1 }
+                    { s = \$2; e = \$3; n[\$1 \"\t\" \$4]++ }
+                    END { for (k in n) print k \"\t\" n[k] }' | sort > '$T/bed.count'"
+    assert_success
+    tail -n +2 "$T/n40.want" | sort | cmp - "$T/bed.count" || fail "BED rows differ from the counts"
+    # a PAM: 1,000 one-letter motifs, 19 M hits counted
+    run bash -c "ulimit -v 150000 && exec '$SEQGPU' find -q -b cpu -t 2 -F count --pam NGG -f '$T/one.tsv' -o '$T/one.count' '$T/g.fa'"
+    assert_success
+    cmp "$T/one.want" "$T/one.count" || { diff "$T/one.want" "$T/one.count" | head; fail "--pam NGG -F count differs from the brute force"; }
+}
+
+@test "crashes: a chunk's hits and text in pieces (find's bounds at their least) are the reference's bytes" {
+    printf 'eco\tGAATTC\nry\tRY\nn3\tNNN\nlong\tACGTTGCAGG\nsau\tCCWGG\n' > "$T/m.tsv"
+    $REF gen --seed 5 --records 12 --max-len 3000 --plant GAATTC,ACGTTGCAGG > "$T/g.fa"
+    local f lim c
+    for f in bed tsv count; do
+        $REF find -F $f "$T/m.tsv" "$T/g.fa" > "$T/want"
+        for lim in 1,1 11,300 100,5000; do
+            for c in 13 1000 4M; do
+                SEQGPU_FIND_HITS=${lim%,*} SEQGPU_FIND_TEXT=${lim#*,} "$SEQGPU" find -q -t 3 -F $f --chunk-size $c \
+                    -f "$T/m.tsv" "$T/g.fa" > "$T/got" || fail "-F $f, limits $lim, --chunk-size $c failed"
+                cmp -s "$T/want" "$T/got" || { diff "$T/want" "$T/got" | head; fail "-F $f, limits $lim, --chunk-size $c differs"; }
+            done
+        done
+    done
+    # mismatches and a PAM, every format, and the tallies of --stats and --summary
+    printf 'eco\tGAATTC\nlong\tACGTTGCAGG\nsau\tCCWGG\nw\tWWWW\n' > "$T/m.tsv"
+    for f in bed tsv count casoffinder; do
+        seqgpu find -q -F $f -M 2 --pam NGG -f "$T/m.tsv" --stats "$T/want.json" --summary "$T/g.fa" > "$T/want" 2> "$T/want.sum"
+        SEQGPU_FIND_HITS=1 SEQGPU_FIND_TEXT=1 "$SEQGPU" find -q -t 2 -F $f -M 2 --pam NGG -f "$T/m.tsv" \
+            --stats "$T/got.json" --summary --chunk-size 500 "$T/g.fa" > "$T/got" 2> "$T/got.sum" || fail "-M 2 -F $f failed"
+        cmp -s "$T/want" "$T/got" || { diff "$T/want" "$T/got" | head; fail "-M 2 --pam NGG -F $f differs in pieces"; }
+        cmp -s "$T/want.sum" "$T/got.sum" || fail "--summary differs in pieces: $(diff "$T/want.sum" "$T/got.sum")"
+        assert_equal "$(stat_of "$T/got.json" hits)" "$(stat_of "$T/want.json" hits)"
+    done
+    run env SEQGPU_FIND_HITS=lots "$SEQGPU" find -m GAATTC -o /dev/null "$T/g.fa"
+    assert_success
+    assert_output --partial "SEQGPU_FIND_HITS='lots' is not a size"
+}
+
 @test "crashes: an input truncated while it is read is a read error naming it (exit 1), no temporary" {
     { printf '>big\n'; head -c 20000000 /dev/zero | tr '\0' 'A' | fold -w 60; } > "$T/big.fa"
     mkfifo "$T/pipe"

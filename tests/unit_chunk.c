@@ -8,6 +8,7 @@
 #include "../formats/seqio.h"
 #include "../src/backend.h"
 #include "../src/find_kernels.h"
+#include "../src/find_scan.h"
 #include "brute.h"
 #include "unit.h"
 
@@ -146,20 +147,51 @@ static void check_chunks(const genome_t *g, const chunks_t *cs, size_t overlap, 
     free(seen);
 }
 
-/* Hits of the CPU backend over the chunks, as record, start and rank. */
-static void scan_chunks(sg_backend_t *be, const chunks_t *cs, sg_hits_t *out)
+/* What a reader of sg_scan_hits saw: it takes a random share of each batch
+ * and stops at random, as find's formatter does when its text is full. */
+typedef struct {
+    const sg_chunk_t *c;
+    sg_hits_t *out;
+    uint64_t last; /* the last key taken, plus one */
+    size_t upto;
+    int bad;
+} reader_t;
+
+static int take_some(void *arg, const sg_hits_t *h, size_t upto, size_t *taken)
 {
+    reader_t *rd = arg;
+    const sg_chunk_t *c = rd->c;
+    if (upto > c->len) rd->bad = 1;
+    rd->upto = upto;
+    size_t n = unit_below(4) ? h->n : unit_below((int)h->n + 1);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t pos = sg_hit_pos(h->a[k]);
+        if (h->a[k] < rd->last || pos >= upto) rd->bad = 1; /* in order, none twice, none past upto */
+        rd->last = h->a[k] + 1;
+        const sg_seg_t *s = &c->seg[sg_chunk_seg_at(c, pos)];
+        /* record in the top bits, start in the middle, rank at the bottom */
+        sg_hits_push(rd->out, (uint64_t)s->rid << 48 | (uint64_t)(s->rec_off + pos - s->off) << 16 | sg_hit_rank(h->a[k]));
+    }
+    *taken = n;
+    return n == h->n && unit_below(3);
+}
+
+/* Hits of the CPU backend over the chunks, as record, start and rank: through
+ * sg_scan_hits with a buffer of a few hits (windows scanned again shorter,
+ * readers resumed mid-batch) or none. */
+static void scan_chunks(sg_backend_t *be, const sg_motif_set_t *ms, const chunks_t *cs, sg_hits_t *out)
+{
+    size_t window = 0;
     for (int i = 0; i < cs->n; i++) {
-        sg_hits_t h = {0};
         const sg_chunk_t *c = cs->c[i];
-        int r = be->scan(be, c, &h);
+        sg_hits_t h = {.max = unit_below(2) ? (size_t)ms->n_pat + 1 + (size_t)unit_below(5) : 0};
+        sg_scan_at_t at = {0};
+        reader_t rd = {.c = c, .out = out};
+        int r, calls = 0;
+        while ((r = sg_scan_hits(be, c, &at, &h, &window, take_some, &rd)) == 1) calls++;
         CHECK(r == 0, "scanning chunk %d failed (%d)", i, r);
-        for (size_t k = 0; k < h.n; k++) {
-            uint32_t pos = sg_hit_pos(h.a[k]);
-            const sg_seg_t *s = &c->seg[sg_chunk_seg_at(c, pos)];
-            /* record in the top bits, start in the middle, rank at the bottom */
-            sg_hits_push(out, (uint64_t)s->rid << 48 | (uint64_t)(s->rec_off + pos - s->off) << 16 | sg_hit_rank(h.a[k]));
-        }
+        CHECK(!rd.bad, "chunk %d: hits out of order, twice or past the batch's end", i);
+        CHECK(rd.upto == c->len, "chunk %d: the last batch ends at %zu of %zu", i, rd.upto, c->len);
         sg_hits_free(&h);
     }
     sg_hits_sort(out);
@@ -204,6 +236,8 @@ static void round_trip(int fastq, int n_genomes, int max_block)
         sg_backend_t *be = NULL;
         int r = sg_motif_add(&ms, NULL, motif, err, sizeof err);
         CHECK(r == 0, "motif %s: %s", motif, err);
+        /* and one with hits at most starts, on both strands: several hits a start */
+        if (r == 0 && unit_below(2)) r = sg_motif_add(&ms, NULL, "YN", err, sizeof err);
         if (r == 0) {
             sg_motif_compile(&ms, SG_STRAND_BOTH);
             CHECK(brute_patterns_right(&ms, SG_STRAND_BOTH), "motif %s: wrong patterns", motif);
@@ -223,7 +257,7 @@ static void round_trip(int fastq, int n_genomes, int max_block)
             CHECK(read_chunks(path, block, ms.max_len - 1, &cs) == 0, "read at block %d", block);
             check_chunks(&g, &cs, ms.max_len - 1, block);
             sg_hits_t got = {0};
-            scan_chunks(be, &cs, &got);
+            scan_chunks(be, &ms, &cs, &got);
             CHECK(got.n == want.n && (!got.n || !memcmp(got.a, want.a, got.n * sizeof *got.a)),
                   "block %d motif %s: %zu hits, brute force %zu", block, motif, got.n, want.n);
             sg_hits_free(&got);
