@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <htslib/bgzf.h>
 #include <htslib/faidx.h>
@@ -247,16 +249,154 @@ static int build(const char *path, const char *fai, const char *gzi, int bgzf, u
     return r;
 }
 
-/* n bytes of the file from offset at (uncompressed): 0, or -1 (read error, or fewer there). */
-static int read_at(BGZF *fp, uint64_t at, char *buf, size_t n)
+/* The BGZF block at compressed offset c of a file of csize bytes: its
+ * bytes and its uncompressed bytes, from its header and its end (no
+ * inflating); -1 when there is no BGZF block there. */
+static int block_at(int fd, uint64_t csize, uint64_t c, uint64_t *bsize, uint64_t *isize)
 {
-    return bgzf_useek(fp, (off_t)at, SEEK_SET) < 0 || bgzf_read(fp, buf, n) != (ssize_t)n ? -1 : 0;
+    uint8_t h[18], t[4];
+    if (c >= csize || csize - c < 18 + 8 || pread(fd, h, sizeof h, (off_t)c) != (ssize_t)sizeof h) return -1;
+    if (h[0] != 31 || h[1] != 139 || h[2] != 8 || !(h[3] & 4) || (h[10] | h[11] << 8) != 6 || h[12] != 'B' ||
+        h[13] != 'C' || (h[14] | h[15] << 8) != 2)
+        return -1;
+    *bsize = (uint64_t)(h[16] | h[17] << 8) + 1;
+    if (*bsize < 18 + 8 || *bsize > csize - c || pread(fd, t, sizeof t, (off_t)(c + *bsize - 4)) != (ssize_t)sizeof t)
+        return -1;
+    *isize = t[0] | t[1] << 8 | t[2] << 16 | (uint64_t)t[3] << 24;
+    return *isize <= 65536 ? 0 : -1;
+}
+
+/* Entry i of a .gzi (-1: the first block, which it leaves out). */
+static void gzi_entry(const uint8_t *e, int64_t i, uint64_t *c, uint64_t *u)
+{
+    *c = *u = 0;
+    for (int b = 7; i >= 0 && b >= 0; b--) {
+        *c = *c << 8 | e[16 * i + b];
+        *u = *u << 8 | e[16 * i + 8 + b];
+    }
+}
+
+/* Why the .gzi gzi cannot take a seek to uncompressed offset at of the
+ * BGZF file path (NULL when it can): the entries in order and inside the
+ * file, and the block a seek goes through, and its neighbours, where and
+ * as large as the entries say. htslib trusts the index (a wrong one aborts
+ * it inside bgzf_useek), so it is checked against the file first. */
+static const char *gzi_unfit(const char *gzi, const char *path, uint64_t at, uint64_t *end_block)
+{
+    static __thread char why[128];
+    struct stat st, gst;
+    int fd = open(path, O_RDONLY);
+    FILE *fp = fopen(gzi, "rb");
+    uint8_t *e = NULL, head[8];
+    const char *bad = NULL;
+    if (fd < 0 || !fp || fstat(fd, &st) != 0 || fstat(fileno(fp), &gst) != 0 || fread(head, 1, 8, fp) != 8) {
+        bad = "it cannot be read";
+        goto out;
+    }
+    uint64_t n = 0, csize = (uint64_t)st.st_size;
+    for (int b = 7; b >= 0; b--) n = n << 8 | head[b];
+    if (n > (uint64_t)gst.st_size / 16 || 8 + 16 * n != (uint64_t)gst.st_size) {
+        bad = "its length is not that of the entries it declares";
+        goto out;
+    }
+    e = sg_malloc(16 * n + 1);
+    if (fread(e, 16, n, fp) != n) {
+        bad = "it cannot be read";
+        goto out;
+    }
+    /* entry k is the last block starting at or before at */
+    int64_t k = -1;
+    uint64_t pc = 0, pu = 0;
+    for (int64_t i = 0; i < (int64_t)n; i++) {
+        uint64_t c, u;
+        gzi_entry(e, i, &c, &u);
+        if (c <= pc || u <= pu || c >= csize) {
+            snprintf(why, sizeof why, "entry %lld is out of order or past the end of the file", (long long)i + 1);
+            bad = why;
+            goto out;
+        }
+        if (u <= at) k = i;
+        pc = c, pu = u;
+    }
+    /* the first block, the one before k, k's own and the last: each where the
+     * entries say, as long as the next entry says (a file that goes on after
+     * the last is one with records added since: tail_fits says so) */
+    int64_t check[4] = {-1, k - 1, k, (int64_t)n - 1};
+    for (int j = 0; j < 4; j++) {
+        int64_t i = check[j];
+        uint64_t c, u, c1, u1, bsize, isize;
+        if (i < -1) continue;
+        gzi_entry(e, i, &c, &u);
+        if (block_at(fd, csize, c, &bsize, &isize) < 0) {
+            snprintf(why, sizeof why, "no BGZF block starts where entry %lld says", (long long)i + 1);
+            bad = why;
+            break;
+        }
+        if (i + 1 < (int64_t)n) gzi_entry(e, i + 1, &c1, &u1);
+        if (i + 1 < (int64_t)n && (c1 != c + bsize || u1 != u + isize)) {
+            snprintf(why, sizeof why, "entry %lld is not where the block before it ends", (long long)i + 2);
+            bad = why;
+            break;
+        }
+        if (i == k && at - u > isize) {
+            bad = "the file ends before the offset sought";
+            break;
+        }
+        if (i == k && i == (int64_t)n - 1 && at - u == isize) *end_block = c + bsize; /* nothing after at */
+    }
+out:
+    if (fd >= 0) close(fd);
+    if (fp) fclose(fp);
+    free(e);
+    return bad;
+}
+
+int sg_gzi_seek(BGZF *fp, const char *gzi, const char *path, uint64_t at)
+{
+    uint64_t end_block = 0;
+    if (gzi) {
+        const char *bad = gzi_unfit(gzi, path, at, &end_block);
+        if (bad) {
+            sg_error("'%s', the BGZF index of '%s', does not fit the file (%s): make it again (samtools faidx '%s' "
+                     "remakes both its .fai and its .gzi)", gzi, path, bad, path);
+            return SG_ERR_INPUT;
+        }
+        if (!fp->idx && bgzf_index_load(fp, gzi, NULL) < 0) {
+            sg_error("cannot read '%s', the BGZF index of '%s': make it again (samtools faidx '%s')", gzi, path, path);
+            return SG_ERR_INPUT;
+        }
+    }
+    /* at the end of the last block htslib's next read fails (its offset is past the empty block after
+     * it): the start of what follows the block reads as the end instead */
+    if (end_block ? bgzf_seek(fp, (int64_t)end_block << 16, SEEK_SET) < 0 : bgzf_useek(fp, (off_t)at, SEEK_SET) < 0) {
+        sg_error("cannot seek in '%s' to offset %llu%s%s%s", path, (unsigned long long)at, gzi ? " through '" : "",
+                 gzi ? gzi : "", gzi ? "'" : "");
+        return SG_ERR_INPUT;
+    }
+    return 0;
+}
+
+/* A FASTA file read at offsets (through its .gzi when it is BGZF). */
+typedef struct {
+    BGZF *fp;
+    const char *path, *gzi;
+    int failed; /* a seek failed, and said why */
+} fasta_t;
+
+/* n bytes of the file from offset at (uncompressed): 0, or -1 (a seek that failed, a read error, or fewer there). */
+static int read_at(fasta_t *f, uint64_t at, char *buf, size_t n)
+{
+    if (f->failed || sg_gzi_seek(f->fp, f->gzi, f->path, at) < 0) {
+        f->failed = 1;
+        return -1;
+    }
+    return bgzf_read(f->fp, buf, n) != (ssize_t)n ? -1 : 0;
 }
 
 static int is_base(char c) { return (unsigned char)((c | 0x20) - 'a') < 26 || c == '-' || c == '.' || c == '*'; }
 
 /* The header line ending at offset at (just before a record's first base): record name's? */
-static int header_before(BGZF *fp, uint64_t at, const char *name)
+static int header_before(fasta_t *fp, uint64_t at, const char *name)
 {
     char *buf = NULL;
     int ok = 0;
@@ -277,7 +417,7 @@ static int header_before(BGZF *fp, uint64_t at, const char *name)
 }
 
 /* The line holding base pos of r: its bases where the index says, and its end after them. */
-static int line_fits(BGZF *fp, const sg_fai_rec_t *r, uint64_t pos)
+static int line_fits(fasta_t *fp, const sg_fai_rec_t *r, uint64_t pos)
 {
     uint64_t first = pos / r->line_bases * r->line_bases, n = r->len - first < r->line_bases ? r->len - first : r->line_bases;
     uint64_t start = sg_fai_offset(r, first), from = start > r->off ? start - 1 : start;
@@ -295,16 +435,11 @@ static int line_fits(BGZF *fp, const sg_fai_rec_t *r, uint64_t pos)
 
 int sg_fai_check(const char *path, const sg_fai_t *idx, int64_t rec, uint64_t pos)
 {
-    BGZF *fp = bgzf_open(path, "r");
+    fasta_t f = {bgzf_open(path, "r"), path, idx->gzi, 0};
     const sg_fai_rec_t *r = &idx->rec[rec];
-    int ok = fp && (!idx->gzi || bgzf_index_load(fp, idx->gzi, NULL) == 0);
-    if (fp && !ok) {
-        sg_error("cannot read '%s', the BGZF index of '%s': make it again (samtools faidx '%s')", idx->gzi, path, path);
-        bgzf_close(fp);
-        return SG_ERR_INPUT;
-    }
-    if (ok) ok = header_before(fp, r->off, r->name) && line_fits(fp, r, pos);
-    if (fp) bgzf_close(fp);
+    int ok = f.fp && header_before(&f, r->off, r->name) && line_fits(&f, r, pos);
+    if (f.fp) bgzf_close(f.fp);
+    if (f.failed) return SG_ERR_INPUT; /* said */
     if (!ok && idx->gzi)
         sg_error("'%s' does not match its index (record '%s', base %llu): make the index again (samtools faidx '%s'; "
                  "both its .fai and its .gzi)", path, r->name, (unsigned long long)pos, path);
@@ -318,32 +453,32 @@ int sg_fai_check(const char *path, const sg_fai_t *idx, int64_t rec, uint64_t po
  * file: an index made before records were added stops short of them. */
 static int tail_fits(const char *path, const char *fai, const sg_fai_t *idx)
 {
-    BGZF *fp = bgzf_open(path, "r");
-    int ok = fp && (!idx->gzi || bgzf_index_load(fp, idx->gzi, NULL) == 0), seek_failed = 0;
-    if (fp && !ok) {
-        sg_error("cannot read '%s', the BGZF index of '%s': make it again (samtools faidx '%s')", idx->gzi, path, path);
-        bgzf_close(fp);
+    fasta_t f = {bgzf_open(path, "r"), path, idx->gzi, 0};
+    if (!f.fp) {
+        sg_error("cannot read '%s': %s", path, strerror(errno ? errno : EIO));
         return SG_ERR_INPUT;
     }
+    int ok = 1;
     uint64_t end = 0;
     if (idx->n) {
         const sg_fai_rec_t *r = &idx->rec[idx->n - 1];
         end = r->off + (uint64_t)record_bytes(r);
     }
-    if (ok && end) ok = !(seek_failed = bgzf_useek(fp, (off_t)end, SEEK_SET) != 0);
+    if (end && sg_gzi_seek(f.fp, f.gzi, path, end) < 0) {
+        bgzf_close(f.fp);
+        return SG_ERR_INPUT; /* said */
+    }
     char buf[4096];
     ssize_t n = 0;
-    while (ok && (n = bgzf_read(fp, buf, sizeof buf)) > 0)
+    while (ok && (n = bgzf_read(f.fp, buf, sizeof buf)) > 0)
         for (ssize_t i = 0; ok && i < n; i++) ok = isspace((unsigned char)buf[i]);
-    if (n < 0) ok = 0, seek_failed = 1;
-    if (fp) bgzf_close(fp);
-    if (!ok && idx->gzi && seek_failed)
-        sg_error("'%s' and '%s' do not fit '%s': seeking through them to the end of its last record fails (an index "
-                 "of another file?); make them again (samtools faidx '%s')", fai, idx->gzi, path, path);
+    bgzf_close(f.fp);
+    if (n < 0)
+        sg_error("cannot read '%s': %s", path, "truncated or corrupt compressed data");
     else if (!ok)
         sg_error("'%s' does not fit '%s': the file goes on after the last record it indexes (records added since?); "
                  "make it again (samtools faidx '%s')", fai, path, path);
-    return ok ? 0 : SG_ERR_INPUT;
+    return ok && n == 0 ? 0 : SG_ERR_INPUT;
 }
 
 int sg_fai_load(const char *path, const char *why, sg_fai_t *idx)

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include <htslib/bgzf.h>
+
 typedef struct {
     char *name;
     uint64_t len;        /* bases */
@@ -44,6 +46,15 @@ void sg_fai_free(sg_fai_t *idx);
  * @return 0, or SG_ERR_INPUT with the message printed (naming samtools faidx)
  */
 int sg_fai_check(const char *path, const sg_fai_t *idx, int64_t rec, uint64_t pos) __attribute__((warn_unused_result));
+
+/**
+ * Seek fp, open on FASTA file path, to uncompressed offset at: through the
+ * BGZF index gzi when it is not NULL, after checking it against the file
+ * where the seek goes (htslib would abort on a damaged one).
+ * @return 0, or SG_ERR_INPUT with the message printed (naming the .gzi and
+ *         how to make it again)
+ */
+int sg_gzi_seek(BGZF *fp, const char *gzi, const char *path, uint64_t at) __attribute__((warn_unused_result));
 
 /** The (uncompressed) offset of base pos (< len) of record r. */
 static inline uint64_t sg_fai_offset(const sg_fai_rec_t *r, uint64_t pos)

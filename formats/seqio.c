@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "seqio.h"
+#include "fai.h"
 #include "../src/log.h"
 #include "../src/simd.h"
 
@@ -227,14 +228,7 @@ static int open_part(sg_reader_t *r)
     if (r->map) {
         r->map_pos = p->beg;
     } else {
-        if (p->gzi[r->cur] && bgzf_index_load(r->fp, p->gzi[r->cur], NULL) < 0) {
-            sg_error("cannot read '%s', the index of '%s'", p->gzi[r->cur], path);
-            return SG_ERR_INPUT;
-        }
-        if (bgzf_useek(r->fp, (off_t)p->beg, SEEK_SET) < 0) {
-            sg_error("cannot seek in '%s' to offset %llu", path, (unsigned long long)p->beg);
-            return SG_ERR_INPUT;
-        }
+        if (sg_gzi_seek(r->fp, p->gzi[r->cur], path, p->beg) < 0) return SG_ERR_INPUT;
         r->upos = p->beg;
     }
     r->fmt = SG_FMT_FASTA;

@@ -279,6 +279,67 @@ PY
     assert_output --partial "SEQGPU_FIND_HITS='lots' is not a size"
 }
 
+@test "crashes: a damaged .gzi is exit 1 naming it and samtools faidx, never an abort inside htslib" {
+    python3 -c "
+import random
+random.seed(41)
+for i in range(4):
+    s = ''.join(random.choice('ACGTacgt') for _ in range(150000))
+    print('>r%d' % i)
+    for j in range(0, len(s), 70): print(s[j:j + 70])" > "$T/g.fa"
+    bgzip -c "$T/g.fa" > "$T/g.fa.gz" && samtools faidx "$T/g.fa.gz"
+    bgzip -l 1 -c "$T/g.fa" > "$T/l1.fa.gz" && samtools faidx "$T/l1.fa.gz"
+    $REF gen --seed 42 --records 30 --max-len 90000 > "$T/h.fa"
+    bgzip -c "$T/h.fa" > "$T/h.fa.gz" && samtools faidx "$T/h.fa.gz"
+    cp "$T/g.fa.gz.gzi" "$T/good.gzi"
+    local v i
+    for i in 1 2 3; do seqgpu find -q --part $i/3 -m GAATTC "$T/g.fa.gz" > "$T/part$i"; done
+    for v in lower lower1 lower_one past past_one swap count short long empty noise level other; do
+        python3 - "$T" "$v" <<'PY'
+import os, random, struct, sys
+t, v = sys.argv[1], sys.argv[2]
+d = open(t + '/good.gzi', 'rb').read()
+n = struct.unpack('<Q', d[:8])[0]
+e = [list(struct.unpack('<QQ', d[8 + 16 * i:24 + 16 * i])) for i in range(n)]
+size = os.path.getsize(t + '/g.fa.gz')
+if v == 'lower': e = [[c, u - 30000] for c, u in e]      # uncompressed offsets lowered, by less than a block
+if v == 'lower1': e = [[c, u - 1] for c, u in e]         # ... by one byte
+if v == 'lower_one': e[n // 2][1] -= 100                 # one entry's
+if v == 'past': e = [[c + size, u] for c, u in e]        # compressed offsets past the end
+if v == 'past_one': e[-1][0] = size + 5
+if v == 'swap': e[1], e[2] = e[2], e[1]
+out = struct.pack('<Q', n + (v == 'count')) + b''.join(struct.pack('<QQ', c, u) for c, u in e)
+if v == 'short': out = out[:-5]
+if v == 'long': out += b'\0' * 16
+if v == 'empty': out = b''
+if v == 'noise': random.seed(1); out = bytes(random.randrange(256) for _ in range(len(d)))
+if v == 'level': out = open(t + '/l1.fa.gz.gzi', 'rb').read()   # another bgzip run of the same FASTA
+if v == 'other': out = open(t + '/h.fa.gz.gzi', 'rb').read()    # the .gzi of another file
+open(t + '/g.fa.gz.gzi', 'wb').write(out)
+PY
+        local refused=0
+        for i in 1 2 3; do
+            "$SEQGPU" find -q --part $i/3 -m GAATTC "$T/g.fa.gz" > "$T/out" 2> "$T/err" && st=0 || st=$?
+            # one entry damaged: a part that seeks elsewhere is right
+            if [ $st -eq 0 ] && [ "${v%_one}" != "$v" ]; then cmp -s "$T/part$i" "$T/out" || fail "$v, part $i/3: wrong"; continue; fi
+            [ $st -eq 1 ] || fail "$v, part $i/3: exit $st: $(cat "$T/err")"
+            grep -q "'$T/g.fa.gz.gzi'.*samtools faidx '$T/g.fa.gz'" "$T/err" || fail "$v, part $i/3: $(cat "$T/err")"
+            refused=$((refused + 1))
+        done
+        [ $refused -gt 0 ] || fail "$v: every part ran"
+    done
+    # the index made again: the parts add up to one run
+    samtools faidx "$T/g.fa.gz"
+    seqgpu find -q -m GAATTC "$T/g.fa.gz" > "$T/want"
+    cat "$T/part1" "$T/part2" "$T/part3" | cmp - "$T/want"
+    for i in 1 2 3; do seqgpu find -q --part $i/3 -m GAATTC "$T/g.fa.gz"; done | cmp - "$T/want"
+    # a BGZF FASTA with no line end after its last base: the seek to its end reads nothing more
+    head -c -1 "$T/g.fa" | bgzip > "$T/n.fa.gz"
+    seqgpu find -q -m GAATTC "$T/n.fa.gz" > "$T/want"
+    for i in 1 2 3; do seqgpu find -q --part $i/3 -m GAATTC "$T/n.fa.gz" || fail "no final line end: part $i"; done |
+        cmp - "$T/want"
+}
+
 @test "crashes: an input truncated while it is read is a read error naming it (exit 1), no temporary" {
     { printf '>big\n'; head -c 20000000 /dev/zero | tr '\0' 'A' | fold -w 60; } > "$T/big.fa"
     mkfifo "$T/pipe"
