@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include <htslib/bgzf.h>
-#include <htslib/faidx.h>
+#include <htslib/kstring.h>
 
 /* what an index may hold: offsets and counts below 2^62 */
 #define FAI_MAX ((uint64_t)1 << 62)
@@ -173,6 +173,149 @@ static char *with_suffix(const char *path, const char *suffix)
     return s;
 }
 
+/* Making an index (index_fasta): where the lines of the file have got to. */
+typedef struct {
+    FILE *out;
+    kstring_t name;        /* of the record being read */
+    int in_seq;            /* in its lines (else between records, or after its last line) */
+    int kind;              /* of the line being read: 'h' header, 's' sequence, 'b' blank, 0 out of place */
+    int named;             /* header: its first word is read */
+    uint64_t line_no, ll, cl; /* the line's number, bytes and bases */
+    uint64_t seq_off, seq_len, line_len, line_bases; /* the record's */
+    char why[192];         /* what the file breaks, or "" */
+    int err;               /* errno of a failed write, or 0 */
+} indexer_t;
+
+static void put_record(indexer_t *x)
+{
+    if (x->seq_len && fprintf(x->out, "%s\t%llu\t%llu\t%llu\t%llu\n", x->name.s, (unsigned long long)x->seq_len,
+                              (unsigned long long)x->seq_off, (unsigned long long)x->line_bases,
+                              (unsigned long long)x->line_len) < 0)
+        x->err = errno ? errno : EIO;
+}
+
+static void line_begin(indexer_t *x, char c)
+{
+    x->line_no++;
+    x->ll = x->cl = 0;
+    x->named = 0;
+    x->kind = c == '>' ? 'h' : c == '\n' || (!x->in_seq && c == '\r') ? 'b' : x->in_seq ? 's' : 0;
+    if (x->kind == 'h') {
+        put_record(x); /* the one before it is complete */
+        x->name.l = 0;
+        x->seq_len = 0;
+    } else if (!x->kind && x->name.l) {
+        snprintf(x->why, sizeof x->why, "a sequence line after the last line of record '%.100s' (a shorter line or a "
+                 "blank one)", x->name.s);
+    } else if (!x->kind) {
+        snprintf(x->why, sizeof x->why, "a sequence line before the first header");
+    }
+}
+
+/* The end of the line (its line end counted in ll); next: the offset after it. */
+static void line_end(indexer_t *x, uint64_t next)
+{
+    if (x->kind == 'b' && x->ll > 2) /* "\n", or "\r\n" between records */
+        snprintf(x->why, sizeof x->why, "a carriage return not followed by a line end");
+    if (x->kind == 'b') x->in_seq = 0;
+    if (x->kind == 'h') {
+        if (!x->name.l) snprintf(x->why, sizeof x->why, "a header with no name");
+        kputs("", &x->name);
+        x->in_seq = 1;
+        x->seq_off = next;
+        x->line_len = x->line_bases = 0;
+    }
+    if (x->kind != 's') return;
+    x->seq_len += x->cl;
+    if (!x->line_len) {
+        x->line_len = x->ll;
+        x->line_bases = x->cl;
+    } else if (x->ll > x->line_len) {
+        snprintf(x->why, sizeof x->why, "a line of record '%.100s' longer than its first", x->name.s);
+    } else if (x->ll < x->line_len) {
+        x->in_seq = 0; /* the record's last line */
+    } else if (x->cl != x->line_bases) {
+        snprintf(x->why, sizeof x->why, "a line of record '%.100s' with %llu bases in the bytes of its first, which has "
+                 "%llu", x->name.s, (unsigned long long)x->cl, (unsigned long long)x->line_bases);
+    }
+}
+
+/* The index of FASTA file path written to fai (and for BGZF its block
+ * index to gzi) as samtools faidx makes it, made here because htslib 1.16's
+ * fai_build3 fails, saying nothing, when the last record has no bases. The
+ * same rules: the name is the header's first word; a record's lines are as
+ * long as its first (in bytes, the line end included; a last line with no
+ * line end counts one), but the last, which may be shorter; its bases are
+ * the lines' graphic characters; blank lines only between records; a record
+ * with no bases is left out. One rule more: a record's full lines hold as
+ * many bases as its first, else the index would put its bases elsewhere.
+ * @return 0; SG_ERR_INPUT with the message printed; SG_ERR_SYSTEM with
+ *         errno set when the index cannot be written (nothing printed) */
+static int index_fasta(const char *path, const char *fai, const char *gzi)
+{
+    BGZF *fp = bgzf_open(path, "r");
+    if (!fp) {
+        sg_error("cannot read '%s': %s", path, strerror(errno ? errno : EIO));
+        return SG_ERR_INPUT;
+    }
+    indexer_t x = {.out = fopen(fai, "w")};
+    if (!x.out || (gzi && bgzf_index_build_init(fp) != 0)) x.err = errno ? errno : EIO;
+    char *buf = sg_malloc(1 << 16);
+    int line_start = 1;
+    uint64_t off = 0;
+    ssize_t n = 0;
+    while (!x.err && !x.why[0] && (n = bgzf_read(fp, buf, 1 << 16)) > 0) {
+        for (ssize_t i = 0; i < n && !x.why[0]; i++) {
+            if (line_start) line_begin(&x, buf[i]);
+            line_start = 0;
+            if (x.kind == 's') { /* the bulk of the file: the rest of the line at once */
+                const char *nl = memchr(buf + i, '\n', (size_t)(n - i));
+                ssize_t end = nl ? nl - buf : n;
+                for (ssize_t j = i; j < end; j++) x.cl += isgraph((unsigned char)buf[j]) != 0;
+                x.ll += (uint64_t)(end - i);
+                i = end;
+                if (!nl) continue;
+            } else if (buf[i] != '\n') {
+                x.ll++;
+                if (x.kind == 'h' && x.ll > 1 && !x.named) {
+                    if (!isspace((unsigned char)buf[i])) kputc(buf[i], &x.name);
+                    else x.named = x.name.l > 0;
+                }
+                continue;
+            }
+            x.ll++;
+            line_end(&x, off + (uint64_t)i + 1);
+            line_start = 1;
+        }
+        off += (uint64_t)n;
+    }
+    int r = 0;
+    if (!x.err && !x.why[0] && n < 0) {
+        sg_error("cannot read '%s': %s", path, "truncated or corrupt compressed data");
+        r = SG_ERR_INPUT;
+    }
+    if (!x.err && !x.why[0] && !line_start && x.kind != 'h') { /* a last line with no line end */
+        x.ll++;
+        line_end(&x, off);
+    }
+    if (x.why[0]) {
+        sg_error("cannot index '%s', line %llu: %s (samtools faidx's rules: the lines of a record as long as its first, "
+                 "but the last; blank lines between records only)", path, (unsigned long long)x.line_no, x.why);
+        r = SG_ERR_INPUT;
+    }
+    if (r == 0 && !x.err) put_record(&x); /* the last (none when the file ends in a header) */
+    if (x.out && fclose(x.out) != 0 && !x.err) x.err = errno ? errno : EIO;
+    if (r == 0 && !x.err && gzi && bgzf_index_dump(fp, gzi, NULL) < 0) x.err = errno ? errno : EIO;
+    bgzf_close(fp);
+    free(buf);
+    free(x.name.s);
+    if (r == 0 && x.err) {
+        errno = x.err;
+        r = SG_ERR_SYSTEM;
+    }
+    return r;
+}
+
 /* Temporary files in $TMPDIR for an index of this run only (*gzi_tmp too
  * for BGZF): 0, or -1 with none left behind. */
 static int run_only_tmp(int bgzf, char **fai_tmp, char **gzi_tmp)
@@ -205,34 +348,21 @@ static int build(const char *path, const char *fai, const char *gzi, int bgzf, u
         sg_notice("cannot create '%s' (%s): indexing '%s' for this run only; 'samtools faidx %s' in a writable folder "
                   "would save the scan", fai, strerror(e), path, path);
     }
-    int r = 0;
-    errno = 0;
-    if (fai_build3(path, fai_tmp, gzi_tmp) != 0) {
-        int e = errno, failed = 1;
-        if (beside && (e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS)) {
-            /* no room beside the FASTA: an index for this run only */
-            sg_tmp_remove(fai_tmp);
-            if (gzi_tmp) sg_tmp_remove(gzi_tmp);
-            beside = 0;
-            if (run_only_tmp(bgzf, &fai_tmp, &gzi_tmp) == 0) {
-                sg_warn("cannot write '%s'%s%s (%s): indexing '%s' for this run only", fai, bgzf ? " and " : "",
-                        bgzf ? gzi : "", strerror(e), path);
-                errno = 0;
-                failed = fai_build3(path, fai_tmp, gzi_tmp) != 0;
-                e = errno;
-            }
-        }
-        if (failed) {
-            if (e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS) {
-                sg_error("cannot index '%s': cannot write the index (%s)", path, strerror(e));
-                r = SG_ERR_SYSTEM; /* a write error, as a full disk is for every output */
-            } else {
-                sg_error("cannot index '%s' (samtools faidx's rules: every line of a record as long as the first, but "
-                         "the last; see htslib's message above)", path);
-                r = SG_ERR_INPUT;
-            }
+    int r = index_fasta(path, fai_tmp, gzi_tmp), e = errno;
+    if (r == SG_ERR_SYSTEM && beside) {
+        /* no room beside the FASTA: an index for this run only */
+        sg_tmp_remove(fai_tmp);
+        if (gzi_tmp) sg_tmp_remove(gzi_tmp);
+        fai_tmp = gzi_tmp = NULL;
+        beside = 0;
+        if (run_only_tmp(bgzf, &fai_tmp, &gzi_tmp) == 0) {
+            sg_warn("cannot write '%s'%s%s (%s): indexing '%s' for this run only", fai, bgzf ? " and " : "",
+                    bgzf ? gzi : "", strerror(e), path);
+            r = index_fasta(path, fai_tmp, gzi_tmp);
+            e = errno;
         }
     }
+    if (r == SG_ERR_SYSTEM) sg_error("cannot index '%s': cannot write the index (%s)", path, strerror(e));
     if (r == 0) r = parse(fai_tmp, path, size, idx);
     if (r == 0 && beside) {
         /* an index made by another process meanwhile stays */
@@ -449,8 +579,9 @@ int sg_fai_check(const char *path, const sg_fai_t *idx, int64_t rec, uint64_t po
     return ok ? 0 : SG_ERR_INPUT;
 }
 
-/* After the last record's bases, only line ends and blanks to the end of the
- * file: an index made before records were added stops short of them. */
+/* After the last record's bases, only blanks, and headers of records with
+ * no bases, to the end of the file: an index made before records were
+ * added stops short of them. */
 static int tail_fits(const char *path, const char *fai, const sg_fai_t *idx)
 {
     fasta_t f = {bgzf_open(path, "r"), path, idx->gzi, 0};
@@ -468,10 +599,17 @@ static int tail_fits(const char *path, const char *fai, const sg_fai_t *idx)
         bgzf_close(f.fp);
         return SG_ERR_INPUT; /* said */
     }
+    /* the rest of the last line, then blank lines and headers of records with no bases (left out of the index) */
     char buf[4096];
     ssize_t n = 0;
-    while (ok && (n = bgzf_read(f.fp, buf, sizeof buf)) > 0)
-        for (ssize_t i = 0; ok && i < n; i++) ok = isspace((unsigned char)buf[i]);
+    int line_start = !end, header = 0;
+    while (ok && (n = bgzf_read(f.fp, buf, sizeof buf)) > 0) {
+        for (ssize_t i = 0; ok && i < n; i++) {
+            if (buf[i] == '\n') line_start = 1, header = 0;
+            else if (line_start && buf[i] == '>') line_start = 0, header = 1;
+            else if (!header) line_start = 0, ok = !isgraph((unsigned char)buf[i]);
+        }
+    }
     bgzf_close(f.fp);
     if (n < 0)
         sg_error("cannot read '%s': %s", path, "truncated or corrupt compressed data");

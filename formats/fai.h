@@ -1,7 +1,8 @@
 /* A FASTA file's index as samtools faidx writes it (FILE.fai, and FILE.gzi
  * for BGZF): where each record's bases are, to seek to any base without
- * reading what is before it (find --part). A missing index is made with
- * htslib (fai_build3): beside the FASTA file when its folder is writable
+ * reading what is before it (find --part). A missing index is made here,
+ * as samtools faidx makes it (htslib 1.16's fai_build3 fails on a last
+ * record with no bases): beside the FASTA file when its folder is writable
  * (written under a temporary name and linked into place, never replacing a
  * file), else in a temporary file that is removed at the end. */
 #ifndef SG_FAI_H

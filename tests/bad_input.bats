@@ -728,3 +728,44 @@ print('ok')" "$T/s.json" "$(printf '%s/l\xe9\xffa.fa' "$T")"
     done
     assert_equal "$(stat_of "$T/s.json" kmers)" 0
 }
+
+@test "empty input: records with no bases, the last one too, are indexed for --part; parts add up to the run" {
+    local t i f
+    for t in '>a\nACGTGAATTC\n>b\n' '>a\nGAATTC\n>b' '>a\nGAATTC\n>b\n\n\n' '>a\r\nGAATTCGAATTC\r\n>b\r\n' \
+        '>a\n>b\nGAATTC\n>c\n>d\n' '>a\nGAATTC\n>b\n\n>c\nTTGAATTCAA\nGA\n>d\n' '>a\n>b\n' '>x\nGAATTCGAATTC'; do
+        printf "$t" > "$T/e.fa"
+        bgzip -c "$T/e.fa" > "$T/e.fa.gz"
+        for f in e.fa e.fa.gz; do
+            rm -f "$T/$f.fai" "$T/$f.gzi"
+            seqgpu find -q -m GAATTC "$T/$f" > "$T/want" || fail "$t ($f): the run failed"
+            for i in 1 2 3; do
+                seqgpu find -q --part $i/3 -m GAATTC "$T/$f" || fail "$t ($f): part $i/3 failed"
+            done > "$T/got"
+            cmp -s "$T/want" "$T/got" || fail "$t ($f): the parts differ from the run"
+        done
+    done
+    assert_equal "$(cat "$T/e.fa.fai")" "$(printf 'x\t12\t3\t12\t13')"
+    # where samtools faidx indexes the file, the index is its own, byte for byte (.fai and .gzi)
+    for t in "--seed 1 --records 30 --max-len 3000" "--seed 4 --records 30 --max-len 3000 --crlf" \
+        "--seed 3 --records 20 --max-len 5000 --width 0" "--seed 6 --records 40 --max-len 20000 --width 80"; do
+        $REF gen $t > "$T/a.fa"
+        bgzip -c "$T/a.fa" > "$T/a.fa.gz"
+        for f in a.fa a.fa.gz; do
+            cp "$T/$f" "$T/s.$f"
+            samtools faidx "$T/s.$f"
+            rm -f "$T/$f.fai" "$T/$f.gzi"
+            seqgpu find -q --part 1/2 -m GAATTC -o /dev/null "$T/$f"
+            cmp "$T/s.$f.fai" "$T/$f.fai" || fail "$t: the .fai of $f differs from samtools faidx's"
+            [ "$f" = a.fa ] || cmp "$T/s.$f.gzi" "$T/$f.gzi" || fail "$t: the .gzi differs from samtools faidx's"
+        done
+    done
+    # what samtools faidx refuses is refused, naming the line
+    printf '>a\nACGT\nACGTA\n' > "$T/long.fa"
+    printf '>a\nACGT\nAC\nACGT\n' > "$T/short.fa"
+    printf '>a\nAC GT\nACGTA\n' > "$T/bases.fa"
+    for f in long:3 short:4 bases:3; do
+        run seqgpu find -q --part 1/2 -m GAATTC "$T/${f%:*}.fa"
+        assert_failure 1
+        assert_output --partial "cannot index '$T/${f%:*}.fa', line ${f#*:}:"
+    done
+}
