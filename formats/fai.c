@@ -182,7 +182,7 @@ typedef struct {
     int named;             /* header: its first word is read */
     uint64_t line_no, ll, cl; /* the line's number, bytes and bases */
     uint64_t seq_off, seq_len, line_len, line_bases; /* the record's */
-    char why[192];         /* what the file breaks, or "" */
+    char why[320];         /* what the file breaks, or "" */
     int err;               /* errno of a failed write, or 0 */
 } indexer_t;
 
@@ -196,6 +196,7 @@ static void put_record(indexer_t *x)
 
 static void line_begin(indexer_t *x, char c)
 {
+    sg_name_buf_t nb;
     x->line_no++;
     x->ll = x->cl = 0;
     x->named = 0;
@@ -205,8 +206,8 @@ static void line_begin(indexer_t *x, char c)
         x->name.l = 0;
         x->seq_len = 0;
     } else if (!x->kind && x->name.l) {
-        snprintf(x->why, sizeof x->why, "a sequence line after the last line of record '%.100s' (a shorter line or a "
-                 "blank one)", x->name.s);
+        snprintf(x->why, sizeof x->why, "a sequence line after the last line of record '%s' (a shorter line or a "
+                 "blank one)", sg_name_shown(x->name.s, &nb));
     } else if (!x->kind) {
         snprintf(x->why, sizeof x->why, "a sequence line before the first header");
     }
@@ -215,6 +216,7 @@ static void line_begin(indexer_t *x, char c)
 /* The end of the line (its line end counted in ll); next: the offset after it. */
 static void line_end(indexer_t *x, uint64_t next)
 {
+    sg_name_buf_t nb;
     if (x->kind == 'b' && x->ll > 2) /* "\n", or "\r\n" between records */
         snprintf(x->why, sizeof x->why, "a carriage return not followed by a line end");
     if (x->kind == 'b') x->in_seq = 0;
@@ -231,12 +233,12 @@ static void line_end(indexer_t *x, uint64_t next)
         x->line_len = x->ll;
         x->line_bases = x->cl;
     } else if (x->ll > x->line_len) {
-        snprintf(x->why, sizeof x->why, "a line of record '%.100s' longer than its first", x->name.s);
+        snprintf(x->why, sizeof x->why, "a line of record '%s' longer than its first", sg_name_shown(x->name.s, &nb));
     } else if (x->ll < x->line_len) {
         x->in_seq = 0; /* the record's last line */
     } else if (x->cl != x->line_bases) {
-        snprintf(x->why, sizeof x->why, "a line of record '%.100s' with %llu bases in the bytes of its first, which has "
-                 "%llu", x->name.s, (unsigned long long)x->cl, (unsigned long long)x->line_bases);
+        snprintf(x->why, sizeof x->why, "a line of record '%s' with %llu bases in the bytes of its first, which has "
+                 "%llu", sg_name_shown(x->name.s, &nb), (unsigned long long)x->cl, (unsigned long long)x->line_bases);
     }
 }
 
@@ -525,24 +527,32 @@ static int read_at(fasta_t *f, uint64_t at, char *buf, size_t n)
 
 static int is_base(char c) { return (unsigned char)((c | 0x20) - 'a') < 26 || c == '-' || c == '.' || c == '*'; }
 
-/* The header line ending at offset at (just before a record's first base): record name's? */
-static int header_before(fasta_t *fp, uint64_t at, const char *name)
+/* The header line ending at offset at (just before a record's first base):
+ * record name's? Read back from its end to the line before it a window at
+ * a time, so that a header of any length costs one window of memory. */
+static int header_before(fasta_t *f, uint64_t at, const char *name)
 {
-    char *buf = NULL;
-    int ok = 0;
-    for (uint64_t w = 256; w <= (1 << 20); w *= 4) {
-        uint64_t from = at > w ? at - w : 0, n = at - from;
-        buf = sg_realloc(buf, n + 1);
-        if (n == 0 || read_at(fp, from, buf, n) < 0 || buf[n - 1] != '\n') break;
-        uint64_t ls = n - 1;
-        while (ls > 0 && buf[ls - 1] != '\n') ls--;
-        if (ls == 0 && from > 0) continue; /* a longer header: a wider window */
-        size_t len = strlen(name), line = n - 1 - ls;
-        const char *h = buf + ls;
-        ok = line > len && h[0] == '>' && !memcmp(h + 1, name, len) && (line == len + 1 || isspace((unsigned char)h[len + 1]));
-        break;
+    char buf[1 << 16];
+    if (at == 0 || read_at(f, at - 1, buf, 1) < 0 || buf[0] != '\n') return 0;
+    uint64_t ls = 0, p = at - 1; /* the line's start: after the line end before it (or the file's start) */
+    while (p > 0) {
+        uint64_t from = p > sizeof buf ? p - sizeof buf : 0;
+        if (read_at(f, from, buf, (size_t)(p - from)) < 0) return 0;
+        size_t i = (size_t)(p - from);
+        while (i > 0 && buf[i - 1] != '\n') i--;
+        if (i > 0) {
+            ls = from + i;
+            break;
+        }
+        p = from;
     }
-    free(buf);
+    size_t len = strlen(name);
+    uint64_t line = at - 1 - ls; /* its bytes, less the line end */
+    if (line < len + 1) return 0;
+    char *h = len + 2 > sizeof buf ? sg_malloc(len + 2) : buf; /* '>', the name, what follows it */
+    int ok = read_at(f, ls, h, len + 2) == 0 && h[0] == '>' && !memcmp(h + 1, name, len) &&
+             (line == len + 1 || isspace((unsigned char)h[len + 1]));
+    if (h != buf) free(h);
     return ok;
 }
 
@@ -570,12 +580,10 @@ int sg_fai_check(const char *path, const sg_fai_t *idx, int64_t rec, uint64_t po
     int ok = f.fp && header_before(&f, r->off, r->name) && line_fits(&f, r, pos);
     if (f.fp) bgzf_close(f.fp);
     if (f.failed) return SG_ERR_INPUT; /* said */
-    if (!ok && idx->gzi)
-        sg_error("'%s' does not match its index (record '%s', base %llu): make the index again (samtools faidx '%s'; "
-                 "both its .fai and its .gzi)", path, r->name, (unsigned long long)pos, path);
-    else if (!ok)
-        sg_error("'%s' does not match its index (record '%s', base %llu): make the index again (samtools faidx '%s')",
-                 path, r->name, (unsigned long long)pos, path);
+    sg_name_buf_t nb;
+    if (!ok)
+        sg_error("'%s' does not match its index (record '%s', base %llu): make the index again (samtools faidx '%s'%s)",
+                 path, sg_name_shown(r->name, &nb), (unsigned long long)pos, path, idx->gzi ? "; both its .fai and its .gzi" : "");
     return ok ? 0 : SG_ERR_INPUT;
 }
 

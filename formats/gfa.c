@@ -188,7 +188,8 @@ int sg_gfa_parse(sg_reader_t *rd, sg_graph_t *g)
         int absent;
         khint_t it = kh_put(name, h, seg[i].name, &absent);
         if (!absent) {
-            sg_error("'%s': segment '%s' is defined twice", path, seg[i].name);
+            sg_name_buf_t nb;
+            sg_error("'%s': segment '%s' is defined twice", path, sg_name_shown(seg[i].name, &nb));
             ret = SG_ERR_INPUT;
         }
         kh_val(h, it) = (uint32_t)i;
@@ -209,8 +210,9 @@ int sg_gfa_parse(sg_reader_t *rd, sg_graph_t *g)
     for (size_t i = 0; !ret && i < n_lk; i++) {
         khint_t a = kh_get(name, h, lk[i].from), b = kh_get(name, h, lk[i].to);
         if (a == kh_end(h) || b == kh_end(h)) {
+            sg_name_buf_t nb;
             sg_error("'%s': a link names segment '%s', which has no S line", path,
-                     a == kh_end(h) ? lk[i].from : lk[i].to);
+                     sg_name_shown(a == kh_end(h) ? lk[i].from : lk[i].to, &nb));
             ret = SG_ERR_INPUT;
             break;
         }

@@ -46,25 +46,27 @@ static int64_t paf_read_of(char **f, const sg_readset_t *rs, const char *path, l
 {
     static const char *const what[] = {"length", "start", "end"};
     uint64_t v[3];
+    sg_name_buf_t nb, nb2;
     for (int i = 0; i < 3; i++)
         if (paf_uint(f[i + 1], &v[i]) < 0) {
-            sg_error("'%s' line %ld: the %s of read '%s' is not a number: '%s'", path, lineno, what[i], f[0], f[i + 1]);
+            sg_error("'%s' line %ld: the %s of read '%s' is not a number: '%s'", path, lineno, what[i],
+                     sg_name_shown(f[0], &nb), sg_name_shown(f[i + 1], &nb2));
             return -1;
         }
     int64_t id = sg_readset_find(rs, f[0], strlen(f[0]));
     if (id < 0) {
-        sg_error("'%s' line %ld: read '%s' is not in the input", path, lineno, f[0]);
+        sg_error("'%s' line %ld: read '%s' is not in the input", path, lineno, sg_name_shown(f[0], &nb));
         return -1;
     }
     uint32_t len = sg_readset_len(rs, (uint32_t)id);
     if (v[0] != len) {
         sg_error("'%s' line %ld: read '%s' is %u bases long in the input but %llu in the PAF (overlaps of other reads?)",
-                 path, lineno, f[0], len, (unsigned long long)v[0]);
+                 path, lineno, sg_name_shown(f[0], &nb), len, (unsigned long long)v[0]);
         return -1;
     }
     if (v[1] >= v[2] || v[2] > len) {
         sg_error("'%s' line %ld: %llu-%llu is outside read '%s' (%u bases) or empty", path, lineno,
-                 (unsigned long long)v[1], (unsigned long long)v[2], f[0], len);
+                 (unsigned long long)v[1], (unsigned long long)v[2], sg_name_shown(f[0], &nb), len);
         return -1;
     }
     *s = (uint32_t)v[1];
@@ -98,9 +100,10 @@ static int paf_line(char *line, const sg_readset_t *rs, const char *path, long l
     if (t == -1) return SG_ERR_INPUT;
     o->rev = f[4][0] == '-';
     if (!strcmp(f[0], f[5]) && !o->rev && o->qs == o->ts) {
+        sg_name_buf_t nb;
         sg_error("'%s' line %ld: read '%s' is matched onto itself at the same place (query equal to target): "
                  "all-vs-all overlaps (minimap2 -x ava-pb or ava-ont) leave those out",
-                 path, lineno, f[0]);
+                 path, lineno, sg_name_shown(f[0], &nb));
         return SG_ERR_INPUT;
     }
     uint64_t match, block;

@@ -129,7 +129,8 @@ static int add_limited(sg_motif_set_t *ms, const char *name, const char *seq, in
     size_t len = strlen(seq);
     size_t l5 = ms->pam5 ? strlen(ms->pam5) : 0, l3 = ms->pam3 ? strlen(ms->pam3) : 0;
     if (len == 0) {
-        snprintf(err, errsz, "empty motif%s%s", name ? " " : "", name ? name : "");
+        sg_name_buf_t nb;
+        snprintf(err, errsz, "empty motif%s%s", name ? " " : "", name ? sg_name_shown(name, &nb) : "");
         return SG_ERR_INPUT;
     }
     if (len + l5 + l3 > SG_MOTIF_MAX_LEN) {

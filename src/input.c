@@ -88,10 +88,11 @@ int sg_input_chunk(void *ctx, void *item, sg_emit_t *emit)
     if (c && c->err) {
         int64_t recno;
         const char *name;
+        sg_name_buf_t nb;
         sg_chunker_locate(&in->chunker, c, c->err_seg, &recno, &name);
         const char *path = sg_reader_path(in->reader, c->file);
         if (c->err_seg < 0) sg_error("cannot read '%s': %s", path, c->err);
-        else if (name) sg_error("'%s': record %lld ('%s'): %s", path, (long long)recno, name, c->err);
+        else if (name) sg_error("'%s': record %lld ('%s'): %s", path, (long long)recno, sg_name_shown(name, &nb), c->err);
         else sg_error("'%s': record %lld: %s", path, (long long)recno, c->err);
         sg_chunk_free(c);
         return SG_ERR_INPUT;

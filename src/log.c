@@ -40,6 +40,17 @@ void sg_log_init(const char *prefix, int quiet)
     log_quiet = quiet;
 }
 
+const char *sg_name_shown(const char *name, sg_name_buf_t *b)
+{
+    if (!name) return "(none)";
+    size_t len = strlen(name), n = len <= SG_NAME_SHOWN ? len : SG_NAME_SHOWN;
+    while (n < len && n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80) n--; /* not inside a UTF-8 character */
+    for (size_t i = 0; i < n; i++) b->s[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+    if (n < len) snprintf(b->s + n, sizeof b->s - n, "... (%zu bytes)", len);
+    else b->s[n] = 0;
+    return b->s;
+}
+
 enum { MSG_ERROR, MSG_WARN, MSG_INFO };
 
 /* One line per message, in one fprintf, so that lines from several threads do not interleave. */

@@ -44,6 +44,17 @@ void sg_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** "[PREFIX] message" on stderr unless quiet. */
 void sg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A name from the input (a record, a read, a segment) as messages show it:
+ * at most SG_NAME_SHOWN bytes (cut at a character's start, then "..." and
+ * its length), control characters as '?', so that a hostile name neither
+ * floods the terminal nor writes to it. */
+#define SG_NAME_SHOWN 100
+typedef struct {
+    char s[SG_NAME_SHOWN + 48];
+} sg_name_buf_t;
+/** name as shown, in b (NULL: "(none)"). */
+const char *sg_name_shown(const char *name, sg_name_buf_t *b);
+
 /** Seconds since an arbitrary fixed point (monotonic). */
 double sg_realtime(void);
 /** CPU seconds used by the process (user + system). */

@@ -232,8 +232,8 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
     sg_pipeline_opts_t po = {.n_threads = d->o.n_threads, .max_items = 2 * d->o.n_threads + 4,
                              .free_item = sg_input_free_chunk};
     int r = sg_pipeline_run(steps, 4, d, &po);
+    if (r == 0) r = sg_readset_finish(d->rs, rd); /* before the reader goes: its files name the reads */
     sg_input_free(&d->in);
-    if (r == 0) r = sg_readset_finish(d->rs, "the reads");
     b->sec[0] = d->sec_read = sg_realtime() - t0;
     if (r < 0) return r;
     uint64_t n_stored, bases, n_short, short_bases;

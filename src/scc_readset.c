@@ -32,6 +32,9 @@ struct sg_readset {
     uint64_t buf_len, buf_cap;
     khash_t(rname) *index;
     uint64_t short_n, short_bases;
+    /* the first read of each input file, for messages */
+    uint32_t *file_first;
+    int n_files;
 };
 
 sg_readset_t *sg_readset_new(uint64_t min_len)
@@ -55,6 +58,7 @@ void sg_readset_free(sg_readset_t *rs)
     free(rs->packed);
     free(rs->amb);
     free(rs->buf);
+    free(rs->file_first);
     free(rs);
 }
 
@@ -149,9 +153,14 @@ int sg_readset_add(sg_readset_t *rs, const sg_chunk_t *c)
             }
             add_name(rs, sg_chunk_name(c, sg));
             rs->cur = sg->rid;
+            while (rs->n_files <= c->file) {
+                rs->file_first = sg_realloc(rs->file_first, (rs->n_files + 1) * sizeof *rs->file_first);
+                rs->file_first[rs->n_files++] = rs->n;
+            }
         }
         if (rs->buf_len + sg->len > SG_READ_MAX_LEN) {
-            sg_error("read '%s' is longer than %u bases", sg_chunk_name(c, sg), SG_READ_MAX_LEN);
+            sg_name_buf_t nb;
+            sg_error("read '%s' is longer than %u bases", sg_name_shown(sg_chunk_name(c, sg), &nb), SG_READ_MAX_LEN);
             return SG_ERR_INPUT;
         }
         if (!sg->len) continue;
@@ -162,7 +171,16 @@ int sg_readset_add(sg_readset_t *rs, const sg_chunk_t *c)
     return 0;
 }
 
-int sg_readset_finish(sg_readset_t *rs, const char *what)
+/* The input file of read i, and its record number in that file (from 1). */
+static int read_file(const sg_readset_t *rs, uint32_t i, uint32_t *recno)
+{
+    int f = rs->n_files - 1;
+    while (f > 0 && rs->file_first[f] > i) f--;
+    *recno = i - rs->file_first[f] + 1;
+    return f;
+}
+
+int sg_readset_finish(sg_readset_t *rs, const sg_reader_t *rd)
 {
     if (rs->cur >= 0) commit(rs);
     rs->cur = -1;
@@ -175,8 +193,18 @@ int sg_readset_finish(sg_readset_t *rs, const char *what)
         int absent;
         khint_t it = kh_put(rname, rs->index, rs->names + rs->name_off[i], &absent);
         if (!absent) {
-            sg_error("%s: two reads are named '%s' (records %u and %u): read names must be unique for -g overlap",
-                     what, rs->names + rs->name_off[i], kh_val(rs->index, it) + 1, i + 1);
+            uint32_t r0, r1;
+            int f0 = read_file(rs, kh_val(rs->index, it), &r0), f1 = read_file(rs, i, &r1);
+            sg_name_buf_t nb;
+            const char *name = sg_name_shown(rs->names + rs->name_off[i], &nb);
+            if (!rd)
+                sg_error("two reads are named '%s' (records %u and %u)", name, kh_val(rs->index, it) + 1, i + 1);
+            else if (f0 == f1)
+                sg_error("'%s': two reads are named '%s' (records %u and %u): read names must be unique for -g overlap",
+                         sg_reader_path(rd, f0), name, r0, r1);
+            else
+                sg_error("two reads are named '%s' (record %u of '%s' and record %u of '%s'): read names must be unique "
+                         "for -g overlap", name, r0, sg_reader_path(rd, f0), r1, sg_reader_path(rd, f1));
             return SG_ERR_INPUT;
         }
         kh_val(rs->index, it) = i;

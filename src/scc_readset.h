@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../formats/seqio.h"
 #include "chunk.h"
 
 /* The longest read held: positions are 30-bit numbers (diagonals fit 31 bits). */
@@ -31,11 +32,12 @@ int sg_readset_add(sg_readset_t *rs, const sg_chunk_t *c) __attribute__((warn_un
 
 /**
  * After the last chunk: index the names.
- * @param what  the inputs, for a message
- * @return 0, or SG_ERR_INPUT (message printed) when two reads share a name
- *         (they would be one segment in GFA, and PAF could not tell them apart)
+ * @param rd  the reader the chunks came from, for a message (NULL: none)
+ * @return 0, or SG_ERR_INPUT (message printed, naming the files and each
+ *         read's record in its file) when two reads share a name (they
+ *         would be one segment in GFA, and PAF could not tell them apart)
  */
-int sg_readset_finish(sg_readset_t *rs, const char *what) __attribute__((warn_unused_result));
+int sg_readset_finish(sg_readset_t *rs, const sg_reader_t *rd) __attribute__((warn_unused_result));
 
 /** Reads, stored or not. */
 uint32_t sg_readset_n(const sg_readset_t *rs);

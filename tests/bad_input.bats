@@ -575,6 +575,70 @@ print(''.join('>r%d\n%s\n' % (i, s) for i in range(6000)), end='')" > "$T/same.f
     assert_output --partial "'$T/f2.fa': record 1 ('c')"
 }
 
+@test "messages: reads named twice for -g overlap name each file and number records within it" {
+    printf '@a\nACGTACGT\n+\nIIIIIIII\n@b\nACGT\n+\nIIII\n' > "$T/d1.fq"
+    printf '@c\nACGTACGT\n+\nIIIIIIII\n@b\nACGT\n+\nIIII\n' > "$T/d2.fq"
+    printf '@x\nACGT\n+\nIIII\n@y\nACGT\n+\nIIII\n@x\nAC\n+\nII\n' > "$T/d3.fq"
+    : > "$T/none.fq"
+    run seqgpu scc -q -g overlap -p "$T/o" "$T/d1.fq" "$T/none.fq" "$T/d2.fq"
+    assert_failure 1
+    assert_output --partial "two reads are named 'b' (record 2 of '$T/d1.fq' and record 2 of '$T/d2.fq')"
+    run seqgpu scc -q -g overlap -p "$T/o" "$T/d1.fq" "$T/d3.fq"
+    assert_failure 1
+    assert_output --partial "'$T/d3.fq': two reads are named 'x' (records 1 and 3)"
+    run bash -c "'$SEQGPU' scc -q -g overlap -p '$T/o' '$T/d2.fq' - < '$T/d1.fq'"
+    assert_failure 1
+    assert_output --partial "two reads are named 'b' (record 2 of '$T/d2.fq' and record 2 of '(standard input)')"
+}
+
+# a record name of n bytes (an ESC in it, and a 2-byte character across the cut)
+long_name() { python3 -c "import sys; n = int(sys.argv[1]); sys.stdout.write('r\x1b' + 'x' * 97 + '\u00e9' + 'y' * (n - 101))" "$1"; }
+
+@test "messages: a long or hostile name is cut in every message; --part takes headers of any length" {
+    local n=$((1 << 20)) name i f
+    name=$(long_name $n)
+    { printf '>%s desc\n' "$name"; python3 -c "print('ACGTGAATTC' * 100)"; printf '>b %s\nGAATTCGAATTC\n' "$name"; } > "$T/h.fa"
+    { printf '>%s\n' "$(long_name $((3 << 20)))"; python3 -c "print('GAATTCA' * 50)"; } >> "$T/h.fa"
+    bgzip -c "$T/h.fa" > "$T/h.fa.gz"
+    for f in h.fa h.fa.gz; do
+        seqgpu find -q -m GAATTC "$T/$f" > "$T/want"
+        for i in 1 2 3 4; do seqgpu find -q --part $i/4 -m GAATTC "$T/$f" || fail "$f: part $i/4"; done > "$T/got"
+        cmp -s "$T/want" "$T/got" || fail "$f: the parts differ from the run"
+    done
+    # the record's name cut where a message names it: 100 bytes, ESC shown as '?', then its length
+    local shown="r?$(printf 'x%.0s' $(seq 97))... ($n bytes)"
+    sed -i "1s/^>r/>s/" "$T/h.fa"
+    run seqgpu find -q --part 1/3 -m GAATTC "$T/h.fa"
+    assert_failure 1
+    assert_output --partial "does not match its index (record '$shown', base 0)"
+    [ ${#output} -lt 600 ] || fail "a message of ${#output} bytes"
+    { printf '>%s\nAC!T\n' "$name"; } > "$T/bad.fa"
+    run seqgpu find -q -m ACGT "$T/bad.fa"
+    assert_failure 1
+    assert_output --partial "record 1 ('$shown'): invalid character '!'"
+    [ ${#output} -lt 600 ] || fail "a message of ${#output} bytes"
+    { printf '@%s\nACGT\n+\nIIII\n@%s\nACGT\n+\nIIII\n' "$name" "$name"; } > "$T/dup.fq"
+    run seqgpu scc -q -g overlap -p "$T/o" "$T/dup.fq"
+    assert_failure 1
+    assert_output --partial "two reads are named '$shown' (records 1 and 2)"
+    [ ${#output} -lt 600 ] || fail "a message of ${#output} bytes"
+    printf 'S\t%s\tACGT\nS\t%s\tACGT\n' "$name" "$name" > "$T/g.gfa"
+    run seqgpu scc -q -p "$T/o" "$T/g.gfa"
+    assert_failure 1
+    assert_output --partial "segment '$shown' is defined twice"
+    [ ${#output} -lt 600 ] || fail "a message of ${#output} bytes"
+    printf 'S\ta\tACGTACGT\nL\ta\t+\t%s\t+\t2M\n' "$name" > "$T/g.gfa"
+    run seqgpu scc -q -p "$T/o" "$T/g.gfa"
+    assert_failure 1
+    assert_output --partial "a link names segment '$shown', which has no S line"
+    printf '@a\nACGTACGTAC\n+\nIIIIIIIIII\n' > "$T/r.fq"
+    printf '%s\t10\t0\t10\t+\ta\t10\t0\t10\t10\t10\t60\n' "$name" > "$T/o.paf"
+    run seqgpu scc -q -g overlap --overlaps "$T/o.paf" -p "$T/o" "$T/r.fq"
+    assert_failure 1
+    assert_output --partial "read '$shown' is not in the input"
+    [ ${#output} -lt 600 ] || fail "a message of ${#output} bytes"
+}
+
 @test "messages: standard input can be read once" {
     printf '>a\nACGT\n' > "$T/a.fa"
     for args in "-m ACGT - -" "-f - -" "-m ACGT - /dev/stdin"; do

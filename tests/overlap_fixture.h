@@ -81,7 +81,7 @@ static sg_readset_t *make_readset(char **reads, int n, uint64_t min_len, size_t 
         CHECK(sg_readset_add(rs, c) == 0, "add");
         sg_chunk_free(c);
     }
-    CHECK(sg_readset_finish(rs, "test") == 0, "finish");
+    CHECK(sg_readset_finish(rs, NULL) == 0, "finish");
     return rs;
 }
 

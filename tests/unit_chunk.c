@@ -163,7 +163,7 @@ static int take_some(void *arg, const sg_hits_t *h, size_t upto, size_t *taken)
     const sg_chunk_t *c = rd->c;
     if (upto > c->len) rd->bad = 1;
     rd->upto = upto;
-    size_t n = unit_below(4) ? h->n : unit_below((int)h->n + 1);
+    size_t n = unit_below(4) ? h->n : (size_t)unit_below((int)h->n + 1);
     for (size_t k = 0; k < n; k++) {
         uint32_t pos = sg_hit_pos(h->a[k]);
         if (h->a[k] < rd->last || pos >= upto) rd->bad = 1; /* in order, none twice, none past upto */
@@ -184,7 +184,7 @@ static void scan_chunks(sg_backend_t *be, const sg_motif_set_t *ms, const chunks
     size_t window = 0;
     for (int i = 0; i < cs->n; i++) {
         const sg_chunk_t *c = cs->c[i];
-        sg_hits_t h = {.max = unit_below(2) ? (size_t)ms->n_pat + 1 + (size_t)unit_below(5) : 0};
+        sg_hits_t h = {.max = unit_below(2) ? (size_t)ms->n_pat + 1 + (size_t)unit_below(5) : (size_t)0};
         sg_scan_at_t at = {0};
         reader_t rd = {.c = c, .out = out};
         int r, calls = 0;
