@@ -133,6 +133,22 @@ static char *canonical(const char *path)
     return c;
 }
 
+int sg_outfile_fd(const char *path)
+{
+    static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/"};
+    if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout")) return STDOUT_FILENO;
+    if (!strcmp(path, "/dev/stderr")) return STDERR_FILENO;
+    for (int i = 0; i < 2; i++) {
+        size_t n = strlen(dirs[i]);
+        if (strncmp(path, dirs[i], n) || path[n] < '0' || path[n] > '9') continue;
+        char *end;
+        errno = 0;
+        long fd = strtol(path + n, &end, 10);
+        if (!*end && !errno && fd <= INT_MAX) return (int)fd;
+    }
+    return -1;
+}
+
 int sg_outfile_compressed(const char *path)
 {
     size_t n = strlen(path);
@@ -279,11 +295,15 @@ static int open_one(sg_outfile_t *out, int i, const struct stat *in_st, const ui
                     int n_inputs)
 {
     sg_outfile_t *o = &out[i];
-    int std = !strcmp(o->path, "-");
-    o->name = std ? "(standard output)" : o->path;
-    if (!std) o->target = follow_links(o->path);
+    const int fd_named = sg_outfile_fd(o->path), std = fd_named == STDOUT_FILENO;
+    o->name = !strcmp(o->path, "-") ? "(standard output)" : o->path;
+    if (fd_named < 0) o->target = follow_links(o->path);
     struct stat st;
-    int exists = std ? fstat(STDOUT_FILENO, &st) == 0 : stat(o->target, &st) == 0;
+    int exists = fd_named >= 0 ? fstat(fd_named, &st) == 0 : stat(o->target, &st) == 0;
+    if (fd_named >= 0 && !exists) {
+        sg_error("cannot open '%s' for writing: %s", o->name, strerror(errno));
+        return SG_ERR_INPUT;
+    }
     if (exists && S_ISREG(st.st_mode))
         for (int j = 0; j < n_inputs; j++)
             if (in_ok[j] && in_st[j].st_dev == st.st_dev && in_st[j].st_ino == st.st_ino) {
@@ -291,19 +311,27 @@ static int open_one(sg_outfile_t *out, int i, const struct stat *in_st, const ui
                 else sg_error("%s '%s' is the input '%s': refusing to overwrite an input", o->what, o->name, inputs[j]);
                 return SG_ERR_INPUT;
             }
-    if (std || (exists && !S_ISREG(st.st_mode))) { /* standard output, /dev/null, a FIFO */
+    /* an open descriptor (standard output, /dev/fd/N: a pipe, a terminal, a
+     * file the shell opened, appending or not) is written through; a device
+     * or a FIFO is opened and written */
+    if (fd_named >= 0 || (exists && !S_ISREG(st.st_mode))) {
         for (int j = 0; j < i; j++)
-            if (std && out[j].path && !strcmp(out[j].path, "-")) {
-                sg_error("%s and %s both go to standard output: give one of them a file name", out[j].what, o->what);
+            if (fd_named >= 0 && out[j].path && sg_outfile_fd(out[j].path) == fd_named) {
+                if (std) sg_error("%s and %s both go to standard output: give one of them a file name", out[j].what, o->what);
+                else sg_error("%s and %s both go to '%s': give one of them a file name", out[j].what, o->what, o->path);
                 return SG_ERR_INPUT;
             }
         if (o->index_of) {
             sg_error("%s: cannot index '%s', which is not a regular file", o->what, o->name);
             return SG_ERR_INPUT;
         }
-        int fd = std ? -1 : open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (std) o->fp = stdout;
-        else if (fd < 0 || open_stream(o, fd) < 0) {
+        if (std) {
+            o->fp = stdout;
+            return 0;
+        }
+        int fd = fd_named >= 0 ? fcntl(fd_named, F_DUPFD_CLOEXEC, 3)
+                               : open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd < 0 || open_stream(o, fd) < 0) {
             sg_error("cannot open '%s' for writing: %s", o->name, strerror(errno));
             return SG_ERR_INPUT;
         }

@@ -5,7 +5,8 @@
  * all of a run's files are put in place together at the end, or none. A
  * failed run, an exit() (out of memory) or a fatal signal (SIGINT, SIGTERM,
  * SIGHUP, SIGPIPE, ...) removes the temporaries. Standard output ("-"),
- * devices and FIFOs are written directly. Every write error is reported.
+ * other open descriptors (/dev/stdout, /dev/fd/N), devices and FIFOs are
+ * written directly. Every write error is reported.
  * A name ending in .gz or .bgz is written BGZF-compressed (htslib), so
  * that zcat, bgzip -d and tabix read it; the FILE the writers see takes
  * plain text either way. */
@@ -27,6 +28,15 @@ struct sg_outfile {
     char *target;     /* where it goes: path with its symlinks followed (a link stays a link) */
     char *tmp;        /* the temporary beside target, or NULL when written directly */
 };
+
+/**
+ * The open descriptor an output name stands for: 1 for "-" and /dev/stdout,
+ * 2 for /dev/stderr, N for /dev/fd/N and /proc/self/fd/N; -1 for a file
+ * name. Such an output is written through the descriptor, as standard
+ * output is (whatever it is: a pipe, a terminal, a file opened by a shell,
+ * for appending too), never replaced; nothing goes beside it.
+ */
+int sg_outfile_fd(const char *path);
 
 /** Whether an output of this name is written BGZF-compressed (.gz, .bgz). */
 int sg_outfile_compressed(const char *path);

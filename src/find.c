@@ -237,11 +237,12 @@ enum { N_OUTS = 4 };
 
 /* The MultiQC file beside --stats FILE: FILE less .json (and .gz) +
  * _mqc.json, never compressed (MultiQC reads only plain files); none when
- * FILE is standard output, a device or a FIFO, which have nothing beside. */
+ * FILE is standard output (or another open descriptor), a device or a
+ * FIFO, which have nothing beside. */
 static char *mqc_path(const char *stats)
 {
     struct stat st;
-    if (!stats || !strcmp(stats, "-") || (stat(stats, &st) == 0 && !S_ISREG(st.st_mode))) return NULL;
+    if (!stats || sg_outfile_fd(stats) >= 0 || (stat(stats, &st) == 0 && !S_ISREG(st.st_mode))) return NULL;
     size_t n = strlen(stats);
     if (sg_outfile_compressed(stats)) n = (size_t)(strrchr(stats, '.') - stats);
     if (n > 5 && !strncmp(stats + n - 5, ".json", 5)) n -= 5;

@@ -345,10 +345,13 @@ static int find_sccs(const scc_opts_t *o, scc_run_t *run, const sg_graph_t *g, u
     return r;
 }
 
-/* Characters of a prefix that ask for BGZF outputs (".gz", ".bgz"), or 0. */
+/* Characters of a prefix that ask for BGZF outputs (".gz", ".bgz"), or 0;
+ * a prefix of no more (".gz", "sub/.bgz") asks for them too, and has no
+ * name left. */
 static size_t prefix_gz(const char *prefix)
 {
-    return sg_outfile_compressed(prefix) ? strlen(strrchr(prefix, '.')) : 0;
+    const char *dot = strrchr(prefix, '.');
+    return dot && (!strcmp(dot, ".gz") || !strcmp(dot, ".bgz")) ? strlen(dot) : 0;
 }
 
 /* PREFIX + suffix; a compressing prefix goes at the end (sample.gz gives

@@ -481,6 +481,59 @@ PY
     no_temporaries "$T"
 }
 
+@test "output files: /dev/stdout, /dev/fd/N, /proc/self/fd/N and /dev/stderr are written through, on a pipe or a file" {
+    lambda_fa
+    seqgpu find -q -m GAATTC -o "$T/want.bed" "$T/in.fa"
+    local o
+    for o in /dev/stdout /dev/fd/1 /proc/self/fd/1; do
+        run bash -c "set -o pipefail; '$SEQGPU' find -q -m GAATTC -o $o '$T/in.fa' | cat > '$T/pipe.bed'"
+        assert_success
+        cmp "$T/want.bed" "$T/pipe.bed" || fail "-o $o into a pipe"
+        # a file the shell opened, for appending too: added to, never replaced
+        echo old > "$T/app.bed"
+        run bash -c "'$SEQGPU' find -q -m GAATTC -o $o '$T/in.fa' >> '$T/app.bed'"
+        assert_success
+        { echo old; cat "$T/want.bed"; } | cmp - "$T/app.bed" || fail "-o $o appending"
+    done
+    run bash -c "set -o pipefail; '$SEQGPU' find -q -m GAATTC -o /dev/stderr '$T/in.fa' 2>&1 >/dev/null | cat > '$T/err.bed'"
+    assert_success
+    cmp "$T/want.bed" "$T/err.bed" || fail "-o /dev/stderr"
+    run bash -c "set -o pipefail; '$SEQGPU' find -q -m GAATTC -o /dev/fd/5 '$T/in.fa' 5>&1 >/dev/null | cat > '$T/fd5.bed'"
+    assert_success
+    cmp "$T/want.bed" "$T/fd5.bed" || fail "-o /dev/fd/5"
+    # --stats, scc's single outputs, --counts-out
+    run bash -c "set -o pipefail; '$SEQGPU' find -q -m GAATTC -o /dev/null --stats /dev/stdout '$T/in.fa' | cat > '$T/s.json'"
+    assert_success
+    assert_equal "$(stat_of "$T/s.json" command)" find
+    [ ! -e /dev/stdout_mqc.json ] && [ -z "$(ls "$T" | grep _mqc)" ] || fail "a MultiQC file beside /dev/stdout"
+    $REF sim --seed 2 --periods 7,40 --unique 2000 "$T/sim"
+    seqgpu scc -q -p "$T/a" --write-graph "$T/want.gfa" --stats "$T/want.json" "$T/sim.reads.fq"
+    run bash -c "set -o pipefail; '$SEQGPU' scc -q -p '$T/b' --write-graph /proc/self/fd/1 '$T/sim.reads.fq' | cat > '$T/got.gfa'"
+    assert_success
+    cmp "$T/want.gfa" "$T/got.gfa" || fail "--write-graph /proc/self/fd/1"
+    run bash -c "set -o pipefail; '$SEQGPU' scc -q -p '$T/c' --stats /dev/fd/1 '$T/sim.reads.fq' | cat > '$T/got.json'"
+    assert_success
+    assert_equal "$(stat_of "$T/got.json" kmers)" "$(stat_of "$T/want.json" kmers)"
+    seqgpu scc -q --part 1/2 --counts-out "$T/want.counts" "$T/sim.reads.fq"
+    run bash -c "set -o pipefail; '$SEQGPU' scc -q --part 1/2 --counts-out /dev/stdout '$T/sim.reads.fq' | cat > '$T/got.counts'"
+    assert_success
+    cmp "$T/want.counts" "$T/got.counts" || fail "--counts-out /dev/stdout"
+    # refused: two outputs on one descriptor, a descriptor not open, standard output that is the input
+    run seqgpu find -q -m GAATTC -o /dev/stdout --stats - "$T/in.fa"
+    assert_failure 1
+    assert_output --partial "both go to standard output"
+    run bash -c "'$SEQGPU' find -q -m GAATTC -o /dev/fd/5 --stats /proc/self/fd/5 '$T/in.fa' 5>/dev/null"
+    assert_failure 1
+    assert_output --partial "both go to '/proc/self/fd/5'"
+    run seqgpu find -q -m GAATTC -o /dev/fd/9 "$T/in.fa"
+    assert_failure 1
+    assert_output --partial "cannot open '/dev/fd/9' for writing: Bad file descriptor"
+    run bash -c "'$SEQGPU' find -q -m GAATTC -o /dev/stdout '$T/in.fa' >> '$T/in.fa'"
+    assert_failure 1
+    assert_output --partial "standard output is the input"
+    same_as_before "$T/in.fa" "$T/in.md5"
+}
+
 @test "output files: a write error on stdout is reported (exit 2)" {
     run bash -c "'$SEQGPU' find -q -m A '$LAMBDA' > /dev/full"
     assert_failure 2
@@ -683,11 +736,17 @@ long_name() { python3 -c "import sys; n = int(sys.argv[1]); sys.stdout.write('r\
     done
 }
 
-@test "messages: -p '' and -p dir/ are refused: they would write hidden files" {
+@test "messages: -p '', -p dir/ and -p .gz are refused: they would write hidden files" {
     printf '1 2\n2 1\n' > "$T/e.txt"
     mkdir "$T/d"
-    for p in "" "$T/d/" "$T/d/." "$T/d/.."; do
+    for p in "" "$T/d/" "$T/d/." "$T/d/.." "$T/d/.gz" "$T/d/.bgz" "$T/d/..gz" "$T/d/./.bgz"; do
         run seqgpu scc -q --edges "$T/e.txt" -p "$p"
+        assert_failure 1
+        assert_output --partial "invalid prefix '$p'"
+    done
+    # a prefix that is only a compression suffix, in the working folder
+    for p in .gz .bgz; do
+        run bash -c "cd '$T/d' && '$SEQGPU' scc -q --edges '$T/e.txt' -p $p"
         assert_failure 1
         assert_output --partial "invalid prefix '$p'"
     done
