@@ -213,12 +213,48 @@ static int bgzf_cookie_close(void *cookie)
     return err ? EOF : 0;
 }
 
+/* A plain output behind a FILE that keeps the first write error: stdio
+ * forgets its errno once the write has failed, and a large write fails at
+ * once rather than at the close (a full disk would read "Input/output
+ * error"); the close reports it. */
+typedef struct {
+    int fd;
+    int err; /* errno of the first failed write, or 0 */
+} fd_sink_t;
+
+static ssize_t fd_cookie_write(void *cookie, const char *buf, size_t n)
+{
+    fd_sink_t *k = cookie;
+    size_t at = 0;
+    while (!k->err && at < n) {
+        ssize_t w = write(k->fd, buf + at, n - at);
+        if (w >= 0) at += (size_t)w;
+        else if (errno != EINTR) k->err = errno;
+    }
+    if (k->err) errno = k->err;
+    return (ssize_t)at; /* short: stdio marks the error */
+}
+
+static int fd_cookie_close(void *cookie)
+{
+    fd_sink_t *k = cookie;
+    if (close(k->fd) != 0 && !k->err) k->err = errno;
+    int err = k->err;
+    free(k);
+    errno = err;
+    return err ? EOF : 0;
+}
+
 /* o->fp on the open descriptor fd (taken over, closed on failure): BGZF
  * when the name asks for it. */
 static int open_stream(sg_outfile_t *o, int fd)
 {
     if (!sg_outfile_compressed(o->path)) {
-        if ((o->fp = fdopen(fd, "w"))) return 0;
+        static const cookie_io_functions_t io = {.write = fd_cookie_write, .close = fd_cookie_close};
+        fd_sink_t *k = sg_calloc(1, sizeof *k);
+        k->fd = fd;
+        if ((o->fp = fopencookie(k, "w", io))) return 0;
+        free(k);
         close(fd);
         return -1;
     }
@@ -325,10 +361,6 @@ static int open_one(sg_outfile_t *out, int i, const struct stat *in_st, const ui
             sg_error("%s: cannot index '%s', which is not a regular file", o->what, o->name);
             return SG_ERR_INPUT;
         }
-        if (std) {
-            o->fp = stdout;
-            return 0;
-        }
         int fd = fd_named >= 0 ? fcntl(fd_named, F_DUPFD_CLOEXEC, 3)
                                : open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (fd < 0 || open_stream(o, fd) < 0) {
@@ -425,7 +457,8 @@ static int finish(sg_outfile_t *o)
     errno = 0;
     int bad = fflush(o->fp) != 0 || ferror(o->fp);
     int e = errno;
-    if (fclose(o->fp) != 0 && !bad) bad = 1, e = errno;
+    /* the close says what the first failed write met, when the flush had nothing left to fail on */
+    if (fclose(o->fp) != 0 && (!bad || !e)) bad = 1, e = errno;
     o->fp = NULL;
     if (bad) sg_error("cannot write to '%s': %s", o->name, strerror(e ? e : EIO));
     return bad ? SG_ERR_SYSTEM : 0;
@@ -466,7 +499,7 @@ void sg_outfiles_discard(sg_outfile_t *out, int n)
 {
     for (int i = 0; i < n; i++) {
         sg_outfile_t *o = &out[i];
-        if (o->fp && o->fp != stdout) fclose(o->fp);
+        if (o->fp) fclose(o->fp);
         o->fp = NULL;
         if (o->tmp) {
             unlink(o->tmp);

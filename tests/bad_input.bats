@@ -534,6 +534,33 @@ PY
     same_as_before "$T/in.fa" "$T/in.md5"
 }
 
+@test "output files: a full disk reads 'No space left on device' from every output, however much it writes" {
+    [ -c /dev/full ] || skip "/dev/full is not a character device here"
+    lambda_fa
+    $REF sim --seed 9 --periods 3,11,60 --unique 3000 "$T/sim"
+    python3 -c "
+import random
+random.seed(5)
+g = ''.join(random.choice('ACGT') for _ in range(30000))
+g = g[:10000] + 'ACGTTGCAGGATCCAAGTCAGGT' * 400 + g[10000:]
+for i in range(300):
+    s = random.randrange(0, len(g) - 3000)
+    print('>r%d' % i); print(g[s:s + 3000])" > "$T/long.fa"
+    ln -s /dev/full "$T/full.gz"
+    local cmd
+    for cmd in "find -q -F tsv -m A -o /dev/full '$T/in.fa'" "find -q -m GAATTC -o /dev/null --stats /dev/full '$T/in.fa'" \
+        "find -q -m A -o '$T/full.gz' '$T/in.fa'" "scc -q -p '$T/a' --write-graph /dev/full '$T/sim.reads.fq'" \
+        "scc -q -p '$T/b' --write-graph - '$T/sim.reads.fq' > /dev/full" \
+        "scc -q --part 1/2 --counts-out /dev/full '$T/sim.reads.fq'" \
+        "scc -q -g overlap -p '$T/c' --write-overlaps /dev/full '$T/long.fa'" \
+        "scc -q -g overlap -p '$T/d' --write-overlaps /dev/stdout '$T/long.fa' > /dev/full"; do
+        run bash -c "'$SEQGPU' $cmd"
+        [ "$status" -eq 2 ] || fail "$cmd: exit $status: $output"
+        assert_output --partial "No space left on device"
+        refute_output --partial "Input/output error"
+    done
+}
+
 @test "output files: a write error on stdout is reported (exit 2)" {
     run bash -c "'$SEQGPU' find -q -m A '$LAMBDA' > /dev/full"
     assert_failure 2
