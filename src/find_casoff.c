@@ -36,6 +36,20 @@ static int first_byte(const char *path, char *err, size_t errsz)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* A file that sits beside genomes as a matter of course: an index of
+ * samtools (.fai, .gzi, made by find --part too), Picard, BWA, Bowtie or
+ * minimap2. Not FASTA, and no cause for a warning (nor read: it may be
+ * large). */
+static int is_index(const char *name)
+{
+    static const char *const ext[] = {".fai", ".gzi", ".dict", ".amb", ".ann", ".bwt", ".pac",
+                                      ".sa",  ".bt2", ".bt2l", ".ebwt", ".mmi"};
+    const char *dot = strrchr(name, '.');
+    for (size_t i = 0; dot && i < sizeof ext / sizeof *ext; i++)
+        if (!strcmp(dot, ext[i])) return 1;
+    return 0;
+}
+
 /* The genome's FASTA files: path itself, or the FASTA files of the folder path. */
 static int list_genome(const char *path, sg_casoff_t *co, char *err, size_t errsz)
 {
@@ -75,21 +89,21 @@ static int list_genome(const char *path, sg_casoff_t *co, char *err, size_t errs
         } else if (stat(file, &st) != 0) {
             snprintf(err, errsz, "cannot read '%s' of the genome: %s", file, strerror(errno));
             r = SG_ERR_INPUT;
-        } else if (!S_ISREG(st.st_mode)) {
-            c = -2; /* a subfolder, a device: not part of the genome */
+        } else if (!S_ISREG(st.st_mode) || is_index(names[i])) {
+            c = -2; /* a subfolder, a device, an index: not part of the genome */
         } else if (nl > 5 && !strcmp(names[i] + nl - 5, ".2bit")) {
             snprintf(err, errsz, "'%s': 2bit genomes are not read; convert it to FASTA (twoBitToFa)", file);
             r = SG_ERR_INPUT;
         } else if ((c = first_byte(file, err, errsz)) == SG_ERR_INPUT) {
             r = SG_ERR_INPUT;
         }
-        free(names[i]);
         if (r == 0 && c == '>') {
             co->files[co->n_files++] = file;
-            continue;
+        } else {
+            if (r == 0 && c != -2) sg_warn("'%s' is not FASTA: skipped", file);
+            free(file);
         }
-        if (r == 0 && c != -2) sg_warn("'%s' is not FASTA: skipped", file);
-        free(file);
+        free(names[i]);
     }
     free(names);
     if (r < 0) return r;
