@@ -34,7 +34,8 @@ typedef struct {
 typedef struct {
     char *from, *to;
     int from_rev, to_rev;
-    uint32_t ovl;
+    uint32_t ovl, ovl_to; /* the overlap's bases on each segment */
+    long lineno;
 } link_t;
 
 /* What the S and L lines said so far. */
@@ -54,26 +55,32 @@ static const char *tag(char **fields, int n, const char *name)
     return NULL;
 }
 
-/* A depth tag: a finite number >= 0. 0 (none), 1, or SG_ERR_INPUT. */
+/* The largest depth (mean k-mer count) or count (KC, RC) taken: 2^64, a
+ * count's own limit. Sums over 2^32 segments of 2^31 k-mers each stay far
+ * from overflowing a double, their squares too. */
+#define DEPTH_MAX 18446744073709551616.0
+
+/* A depth tag: a number from 0 to DEPTH_MAX. 0 (none), 1, or SG_ERR_INPUT. */
 static int depth_tag(char **fields, int n, const char *name, double *out, const char *path, long lineno)
 {
     const char *t = tag(fields, n, name), *v = t ? t + 5 : NULL;
     if (!t) return 0;
     char *end;
     *out = strtod(v, &end);
-    if (end == v || *end || !isfinite(*out) || *out < 0) {
-        sg_error("'%s' line %ld: %s is not a depth (a number, 0 or more)", path, lineno, t);
+    if (end == v || *end || !(*out >= 0 && *out <= DEPTH_MAX)) {
+        sg_error("'%s' line %ld: %s is not a depth (a number from 0 to 2^64)", path, lineno, t);
         return SG_ERR_INPUT;
     }
     return 1;
 }
 
-/* Overlap of a link CIGAR: "31M" (or any alignment: the bases on the first
- * segment), "*" or "0M" for none. */
-static int cigar_overlap(const char *c, uint32_t *ovl)
+/* Overlap of a link CIGAR on each segment: "31M" (or any alignment: the
+ * bases of the first segment it spans, and of the second), "*" or "0M" for
+ * none. */
+static int cigar_overlap(const char *c, uint32_t *ovl, uint32_t *ovl_to)
 {
-    uint64_t sum = 0;
-    *ovl = 0;
+    uint64_t sum = 0, sum_to = 0;
+    *ovl = *ovl_to = 0;
     if (!strcmp(c, "*")) return 0;
     while (*c) {
         char *end;
@@ -81,10 +88,12 @@ static int cigar_overlap(const char *c, uint32_t *ovl)
         unsigned long n = strtoul(c, &end, 10);
         if (end == c || !*end || !strchr("MIDNSHP=X", *end) || errno || n > INT32_MAX) return -1;
         if (strchr("MDN=X", *end)) sum += n;
+        if (strchr("MIS=X", *end)) sum_to += n;
         c = end + 1;
     }
-    if (sum >= INT32_MAX) return -1; /* k = overlap + 1 is an int */
+    if (sum >= INT32_MAX || sum_to >= INT32_MAX) return -1; /* k = overlap + 1 is an int */
     *ovl = (uint32_t)sum;
+    *ovl_to = (uint32_t)sum_to;
     return 0;
 }
 
@@ -135,14 +144,15 @@ static int gfa_line(gfa_t *st, char *line, size_t len, const char *path, long li
         return r < 0 ? r : 0;
     }
     if (line[0] == 'L') {
-        uint32_t ovl = 0;
+        uint32_t ovl = 0, ovl_to = 0;
         if (n < 6 || strlen(fields[2]) != 1 || strlen(fields[4]) != 1 || !strchr("+-", fields[2][0]) ||
-            !strchr("+-", fields[4][0]) || cigar_overlap(fields[5], &ovl) < 0) {
+            !strchr("+-", fields[4][0]) || cigar_overlap(fields[5], &ovl, &ovl_to) < 0) {
             sg_error("'%s' line %ld: an L line is 'L<TAB>from<TAB>+|-<TAB>to<TAB>+|-<TAB>overlap'", path, lineno);
             return SG_ERR_INPUT;
         }
         if (st->n_lk == st->m_lk) st->lk = sg_realloc(st->lk, (st->m_lk = st->m_lk ? 2 * st->m_lk : 1024) * sizeof *st->lk);
-        st->lk[st->n_lk++] = (link_t){sg_strdup(fields[1]), sg_strdup(fields[3]), fields[2][0] == '-', fields[4][0] == '-', ovl};
+        st->lk[st->n_lk++] = (link_t){sg_strdup(fields[1]), sg_strdup(fields[3]), fields[2][0] == '-', fields[4][0] == '-',
+                                      ovl, ovl_to, lineno};
     }
     return 0;
 }
@@ -213,6 +223,19 @@ int sg_gfa_parse(sg_reader_t *rd, sg_graph_t *g)
             sg_name_buf_t nb;
             sg_error("'%s': a link names segment '%s', which has no S line", path,
                      sg_name_shown(a == kh_end(h) ? lk[i].from : lk[i].to, &nb));
+            ret = SG_ERR_INPUT;
+            break;
+        }
+        /* an overlap takes part of each segment, never all of it: the walk
+         * through a link adds a segment's bases past the overlap, and a
+         * cycle's period is their sum */
+        const seg_t *sa = &seg[kh_val(h, a)], *sb = &seg[kh_val(h, b)];
+        const seg_t *whole = lk[i].ovl && lk[i].ovl >= sa->len ? sa : lk[i].ovl_to && lk[i].ovl_to >= sb->len ? sb : NULL;
+        if (whole) {
+            sg_name_buf_t nb;
+            sg_error("'%s' line %ld: the link's overlap, %u bases, is not shorter than segment '%s' (%llu bases%s)",
+                     path, lk[i].lineno, whole == sa ? lk[i].ovl : lk[i].ovl_to, sg_name_shown(whole->name, &nb),
+                     (unsigned long long)whole->len, whole->seq ? "" : whole->len ? ", its LN" : ": no sequence, no LN");
             ret = SG_ERR_INPUT;
             break;
         }

@@ -174,6 +174,41 @@ stat_of() {
     assert_output --partial "line 2: an L line"
 }
 
+@test "wrong results: a GFA link's overlap must be shorter than both its segments, naming the line" {
+    local case
+    for case in 'S\ta\tACGTACGTAC\nS\tb\tTTGCATTGCA\nL\ta\t+\tb\t+\t11M\n|3|11|a' \
+        'S\ta\tACGTACGTAC\nL\ta\t+\ta\t+\t30M\n|2|30|a' 'S\ta\tACGTACGTAC\nL\ta\t+\ta\t-\t10M\n|2|10|a' \
+        'S\ta\t*\tLN:i:5\nS\tb\t*\tLN:i:50\nL\tb\t+\ta\t+\t20M\n|3|20|a' \
+        'S\ta\tACGTACGTAC\nS\tb\t*\nL\ta\t+\tb\t+\t3M\n|3|3|b' \
+        'S\ta\tACGTACGTAC\nS\tb\tACGTAC\nL\ta\t+\tb\t-\t5M3I\n|3|8|b'; do
+        printf "$(echo "$case" | cut -d'|' -f1)" > "$T/g.gfa"
+        run seqgpu scc -q -p "$T/o" "$T/g.gfa"
+        assert_failure 1
+        assert_output --partial "line $(echo "$case" | cut -d'|' -f2): the link's overlap, $(echo "$case" | cut -d'|' -f3) bases, is not shorter than segment '$(echo "$case" | cut -d'|' -f4)'"
+    done
+    # one base less: a repeat with a period of one base per link
+    printf 'S\ta\tACGTACGTAC\nS\tb\tCGTACGTACG\nL\ta\t+\tb\t+\t9M\nL\tb\t+\ta\t+\t9M\n' > "$T/g.gfa"
+    run seqgpu scc -q -p "$T/o" "$T/g.gfa"
+    assert_success
+    assert_equal "$(sed -n 2p "$T/o.repeats.tsv" | cut -f2,5)" "$(printf 'tandem\t2')"
+}
+
+@test "wrong results: GFA depths beyond 2^64 are errors; up to it, every number written is finite" {
+    local t
+    for t in DP:f:1e308 KC:i:100000000000000000000 km:f:1.9e19 RC:i:1e300 DP:f:1e400; do
+        printf 'S\ta\tACGTACGTAC\t%s\nS\tb\tTTGCATTGCA\t%s\nL\ta\t+\tb\t+\t5M\nL\tb\t+\ta\t+\t5M\n' "$t" "$t" > "$T/g.gfa"
+        run seqgpu scc -q -p "$T/o" "$T/g.gfa"
+        assert_failure 1
+        assert_output --partial "line 1: $t is not a depth (a number from 0 to 2^64)"
+    done
+    printf 'S\ta\tACGTACGTAC\tDP:f:18446744073709551616\nS\tb\tTTGCATTGCA\tKC:i:18446744073709551616\nS\tc\tACGTTT\tDP:f:1e-300\nL\ta\t+\tb\t+\t5M\nL\tb\t+\ta\t+\t5M\nL\tc\t+\tc\t+\t5M\n' > "$T/g.gfa"
+    run seqgpu scc -q -p "$T/o" --stats "$T/s.json" "$T/g.gfa"
+    assert_success
+    [ "$(wc -l < "$T/o.repeats.tsv")" -eq 3 ] || fail "$(cat "$T/o.repeats.tsv")"
+    ! grep -qiE 'nan|inf' "$T/o.repeats.tsv" "$T/o.gfa" "$T/o.repeats.svg" "$T/s.json" || fail "a number that is not finite"
+    python3 -c "import json; json.load(open('$T/s.json'))"
+}
+
 @test "crashes: a 300 Mb single-line record: exact counts at every chunk seam, bounded memory" {
     { printf '>big\n'; head -c 300000000 /dev/zero | tr '\0' 'A'; printf '\n'; } > "$T/big.fa"
     run seqgpu find -q -t 2 -F count -m AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA --stats "$T/s.json" "$T/big.fa"
