@@ -180,6 +180,8 @@ struct sg_counts_reader {
     uint64_t read;      /* pairs read so far */
     u128 prev;          /* the last k-mer read */
     uint64_t *tally;    /* pairs read per count bin, for the histogram check */
+    uint64_t below_min; /* occurrences of the k-mers seen less than min_count times (the histogram's) */
+    u128 count_sum;     /* the pairs' counts so far */
     int done;           /* the end was checked */
     unsigned char *raw, *stored;
 };
@@ -321,6 +323,16 @@ static int read_header(sg_counts_reader_t *r, int bins)
     }
     free(hist);
     if (ret == 0 && (distinct != h->distinct || stored != h->pairs)) ret = bad(r, "its histogram does not add up");
+    /* the k-mer occurrences are the histogram's, exactly but for its last bin, whose counts are 65536 to 2^32-1
+     * each; the pairs' counts make them exact at the end (check_end) */
+    u128 below = 0, known = 0, top = h->hist[bins - 1];
+    for (int c = 1; c < bins - 1; c++) {
+        known += (u128)c * h->hist[c];
+        if (c < (int)h->min_count) below += (u128)c * h->hist[c];
+    }
+    if (ret == 0 && (h->kmers < known + top * (u128)(bins - 1) || h->kmers > known + top * (u128)UINT32_MAX))
+        ret = bad(r, "its k-mer total does not add up with its histogram");
+    r->below_min = (uint64_t)below;
     return ret == 0 ? read_inputs(r) : ret;
 }
 
@@ -351,6 +363,7 @@ static int check_end(sg_counts_reader_t *r)
     if (more) return bad(r, "it has bytes after its last k-mer");
     for (int c = (int)r->h.min_count; c < r->h.bins; c++)
         if (r->tally[c] != r->h.hist[c]) return bad(r, "its k-mer counts differ from its histogram");
+    if (r->below_min + r->count_sum != r->h.kmers) return bad(r, "its k-mer total differs from its k-mers' counts");
     return 0;
 }
 
@@ -401,6 +414,7 @@ int sg_counts_next(sg_counts_reader_t *r, sg_kmer_counts_t *kc)
         count += h->min_count;
         if (count > UINT32_MAX) return bad(r, "a count is out of range");
         kc->count[i] = (uint32_t)count;
+        r->count_sum += count;
         r->tally[count < (u128)h->bins - 1 ? (int)count : h->bins - 1]++;
     }
     if (at != len) return bad(r, "a block has bytes after its k-mers");

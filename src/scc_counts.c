@@ -120,16 +120,25 @@ int sg_counts_part(const sg_graph_opts_t *o, sg_reader_t *rd, uint32_t part, uin
     return r;
 }
 
-static void add_file(sg_counts_set_t *s, sg_counts_reader_t *f)
+/* Add file f to the set: 0, or SG_ERR_INPUT (said) when the sums would pass 2^64, which no run's counts reach
+ * (each file's totals agree with its histogram, but a crafted one may hold any) */
+static int add_file(sg_counts_set_t *s, sg_counts_reader_t *f, const char *path)
 {
     const sg_counts_header_t *h = sg_counts_header(f);
     s->files = sg_realloc(s->files, (s->n_files + 1) * sizeof *s->files);
     s->files[s->n_files++] = f;
+    int over = s->total + h->kmers < s->total || s->distinct + h->distinct < s->distinct;
+    for (int c = 0; c < SG_HIST_BINS; c++) over |= s->hist[c] + h->hist[c] < s->hist[c];
+    if (over) {
+        sg_error("'%s': the k-mers of the parts add up to more than 2^64: it is not a part of a run", path);
+        return SG_ERR_INPUT;
+    }
     for (int c = 0; c < SG_HIST_BINS; c++) s->hist[c] += h->hist[c];
     s->total += h->kmers;
     s->distinct += h->distinct;
     s->k = h->k;
     if (h->min_count > s->min_stored) s->min_stored = h->min_count;
+    return 0;
 }
 
 /* parts in order, then the order given */
@@ -219,7 +228,7 @@ int sg_counts_open_set(char *const *paths, int n, int k_given, int k, sg_counts_
             part[2 * i] = h->part;
             part[2 * i + 1] = (uint32_t)i;
             n_parts = h->n_parts;
-            add_file(s, f);
+            if (add_file(s, f, paths[i]) < 0 && r == 0) r = SG_ERR_INPUT;
         }
     }
     if (r == 0) {
@@ -346,8 +355,7 @@ static int spill(const sg_graph_opts_t *o, sg_kmer_table_t *t, sg_counts_set_t *
     }
     sg_counts_reader_t *f;
     if ((r = sg_counts_open(fp, name, SG_HIST_BINS, &f)) < 0) return SG_ERR_SYSTEM;
-    add_file(s, f);
-    return 0;
+    return add_file(s, f, name) < 0 ? SG_ERR_SYSTEM : 0; /* our own spilled part: an internal error */
 }
 
 typedef struct {

@@ -64,6 +64,20 @@ static void write_file(const sg_counts_header_t *h, const sg_kmer_counts_t *kc, 
     fclose(fp);
 }
 
+/* Only the header of bytes: sg_counts_open's code. */
+static int open_only(const char *buf, size_t len)
+{
+    char path[] = "/tmp/sg_unit_countsXXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, buf, len) != (ssize_t)len) return -100;
+    close(fd);
+    sg_counts_reader_t *r;
+    int ret = sg_counts_open(bgzf_open(path, "r"), "mem", SG_HIST_BINS, &r);
+    unlink(path);
+    if (ret == 0) sg_counts_close(r);
+    return ret;
+}
+
 /* Read bytes back: 0 and kc filled, or the error. */
 static int read_file(const char *buf, size_t len, sg_counts_header_t *h, sg_kmer_counts_t *out)
 {
@@ -185,6 +199,83 @@ static void test_damage(void)
     }
 }
 
+/* A file whose k-mer total disagrees with its histogram or its counts is an
+ * error (the checksums are right: the file is crafted), at the open when the
+ * histogram is exact, at the end when its last bin leaves room; parts whose
+ * totals add up past 2^64, each valid alone, are refused as a set. */
+static void test_totals(void)
+{
+    for (int pooled = 0; pooled < 2; pooled++) {
+        sg_kmer_counts_t kc, got = {0};
+        sg_counts_header_t h, gh;
+        random_pairs(31, 1, 2, 2, 3000, &kc, &h);
+        if (!pooled) { /* no count beyond the histogram: its total is exact */
+            for (uint64_t i = 0; i < kc.n; i++)
+                if (kc.count[i] >= SG_HIST_BINS - 1) {
+                    h.hist[SG_HIST_BINS - 1]--;
+                    h.hist[5]++;
+                    h.kmers -= kc.count[i] - 5;
+                    kc.count[i] = 5;
+                }
+        }
+        CHECK(pooled == (h.hist[SG_HIST_BINS - 1] > 0), "no count beyond the histogram where one was wanted");
+        const uint64_t right = h.kmers, wrong[] = {right + 1, right - 1, UINT64_MAX, right + 65536, h.distinct};
+        for (size_t w = 0; w < sizeof wrong / sizeof *wrong; w++) {
+            char *buf;
+            size_t len;
+            h.kmers = wrong[w];
+            write_file(&h, &kc, 1, &buf, &len);
+            int r = read_file(buf, len, &gh, &got);
+            CHECK(r == SG_ERR_INPUT, "pooled %d: a total of %llu for %llu read back (%d)", pooled,
+                  (unsigned long long)wrong[w], (unsigned long long)right, r);
+            /* refused before any k-mer is read where the histogram alone tells */
+            if (!pooled || wrong[w] == UINT64_MAX || wrong[w] == h.distinct)
+                CHECK(open_only(buf, len) == SG_ERR_INPUT, "pooled %d: a total of %llu for %llu opened", pooled,
+                      (unsigned long long)wrong[w], (unsigned long long)right);
+            sg_kmer_counts_free(&got);
+            free(buf);
+        }
+        h.kmers = right;
+        char *buf;
+        size_t len;
+        write_file(&h, &kc, 1, &buf, &len);
+        CHECK(read_file(buf, len, &gh, &got) == 0, "pooled %d: the right total refused", pooled);
+        sg_kmer_counts_free(&got);
+        free(buf);
+        free(h.hist);
+        sg_kmer_counts_free(&kc);
+    }
+    /* two parts, each 2^63 k-mers seen once (none stored): their sum wraps */
+    char paths[2][32] = {"/tmp/sg_unit_countsAXXXXXX", "/tmp/sg_unit_countsBXXXXXX"};
+    for (uint32_t p = 0; p < 2; p++) {
+        sg_kmer_counts_t none = {.k = 63};
+        sg_counts_header_t h = {.k = 63, .part = p + 1, .n_parts = 2, .min_count = 2, .bins = SG_HIST_BINS,
+                                .inputs = test_inputs, .sizes = test_sizes, .n_inputs = 2};
+        h.hist = calloc(SG_HIST_BINS, sizeof *h.hist);
+        h.hist[1] = h.kmers = h.distinct = (uint64_t)1 << 63;
+        int fd = mkstemp(paths[p]);
+        FILE *fp = fdopen(fd, "w");
+        CHECK(sg_counts_write(fp, paths[p], &h, &none, 0) == 0, "write failed");
+        fclose(fp);
+        free(h.hist);
+    }
+    for (int p = 0; p < 2; p++) { /* each valid alone */
+        sg_counts_reader_t *r;
+        sg_kmer_counts_t block = {0};
+        int ret = sg_counts_open(bgzf_open(paths[p], "r"), paths[p], SG_HIST_BINS, &r);
+        while (ret == 0 && (ret = sg_counts_next(r, &block)) > 0) ret = 0;
+        CHECK(ret == 0, "part %d of 2^63 k-mers refused alone (%d)", p + 1, ret);
+        if (r) sg_counts_close(r);
+        sg_kmer_counts_free(&block);
+    }
+    char *set_paths[] = {paths[0], paths[1]};
+    sg_counts_set_t s = {0};
+    CHECK(sg_counts_open_set(set_paths, 2, 0, 0, &s) == SG_ERR_INPUT, "parts whose totals pass 2^64 taken");
+    sg_counts_set_free(&s);
+    unlink(paths[0]);
+    unlink(paths[1]);
+}
+
 /* A chunk of one record holding seq. */
 static sg_chunk_t *chunk_of(const char *seq)
 {
@@ -263,6 +354,7 @@ int main(void)
     RUN(test_parts_halve);
     RUN(test_round_trip);
     RUN(test_damage);
+    RUN(test_totals);
     RUN(test_table_parts);
     return UNIT_SUMMARY();
 }
