@@ -628,6 +628,9 @@ int main_scc(int argc, char **argv)
     if (!stem || !strncmp(base, ".", stem) || !strncmp(base, "..", stem))
         return usage_error("invalid prefix '%s': it must end in a file name (PREFIX.repeats.tsv and the other outputs "
                            "would be hidden files or folders)", o.prefix);
+    if (sg_outfile_fd(o.prefix) >= 0)
+        return usage_error("invalid prefix '%s': PREFIX names several files (PREFIX.repeats.tsv and the others), "
+                           "not standard output or another descriptor: give a file name", o.prefix);
 
     enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_SPECTRUM, OUT_PICTURES, OUT_MQC_SPECTRUM, OUT_MQC_REPEATS,
            OUT_GRAPH, OUT_STATS, OUT_COUNTS, OUT_OVERLAPS, N_OUT };

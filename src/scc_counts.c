@@ -174,9 +174,10 @@ static int same_sizes(char *const *paths, int i, const sg_counts_header_t *h, ui
             size[j] = h->sizes[j];
             from[j] = i;
         } else if (size[j] != h->sizes[j]) {
+            sg_name_buf_t nb;
             sg_error("'%s' and '%s' count different reads: their '%s' had %llu and %llu bytes; the parts of one run "
                      "read the same inputs",
-                     paths[from[j]], paths[i], base_name(h->inputs[j]), (unsigned long long)size[j],
+                     paths[from[j]], paths[i], sg_name_shown(base_name(h->inputs[j]), &nb), (unsigned long long)size[j],
                      (unsigned long long)h->sizes[j]);
             return SG_ERR_INPUT;
         }
@@ -211,9 +212,11 @@ int sg_counts_open_set(char *const *paths, int n, int k_given, int k, sg_counts_
                          paths[0], h0->part, h0->n_parts, paths[i], h->part, h->n_parts);
                 r = SG_ERR_INPUT;
             } else if (!same_names(h, h0)) {
+                sg_name_buf_t n0, n1;
                 sg_error("'%s' counts the k-mers of %s%s and '%s' of %s%s: the parts of one run read the same inputs",
-                         paths[0], h0->n_inputs ? base_name(h0->inputs[0]) : "nothing", h0->n_inputs > 1 ? " ..." : "",
-                         paths[i], h->n_inputs ? base_name(h->inputs[0]) : "nothing", h->n_inputs > 1 ? " ..." : "");
+                         paths[0], h0->n_inputs ? sg_name_shown(base_name(h0->inputs[0]), &n0) : "nothing",
+                         h0->n_inputs > 1 ? " ..." : "", paths[i],
+                         h->n_inputs ? sg_name_shown(base_name(h->inputs[0]), &n1) : "nothing", h->n_inputs > 1 ? " ..." : "");
                 r = SG_ERR_INPUT;
             } else {
                 if (i == 0) {
@@ -248,9 +251,11 @@ int sg_counts_open_set(char *const *paths, int n, int k_given, int k, sg_counts_
             r = SG_ERR_INPUT;
         }
     }
-    if (r == 0 && unsure)
+    if (r == 0 && unsure) {
+        sg_name_buf_t nb;
         sg_warn("'%s' counted '%s' from a pipe, whose size cannot be compared: make sure every part read the same "
-                "reads", paths[unsure - 1], sg_counts_header(s->files[unsure - 1])->inputs[unsure_input]);
+                "reads", paths[unsure - 1], sg_name_shown(sg_counts_header(s->files[unsure - 1])->inputs[unsure_input], &nb));
+    }
     free(size);
     free(from);
     /* the reads counted, for the pictures' titles: the part 1's names */

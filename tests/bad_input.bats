@@ -806,6 +806,13 @@ long_name() { python3 -c "import sys; n = int(sys.argv[1]); sys.stdout.write('r\
         assert_failure 1
         assert_output --partial "invalid prefix '$p'"
     done
+    # standard output or another descriptor: several files cannot go there
+    for p in - /dev/stdout /dev/fd/1 /proc/self/fd/1 /dev/stderr; do
+        run seqgpu scc -q --edges "$T/e.txt" -p "$p"
+        assert_failure 1
+        assert_output --partial "invalid prefix '$p': PREFIX names several files"
+    done
+    [ ! -e /dev/stdout.repeats.tsv ] || fail "PREFIX.repeats.tsv written in /dev"
     # a prefix that is only a compression suffix, in the working folder
     for p in .gz .bgz; do
         run bash -c "cd '$T/d' && '$SEQGPU' scc -q --edges '$T/e.txt' -p $p"
