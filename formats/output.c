@@ -105,8 +105,9 @@ int sg_format_hits(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits_t
     kstring_t *s = &o->text;
     if (!o->per_pat) {
         o->per_pat = sg_calloc(ms->n_pat, sizeof *o->per_pat);
-        if (c->n_seg && c->seg[0].rid < SG_SUMMARY_RECORDS)
-            o->first_recs = sg_calloc((size_t)c->n_seg * ms->n_motif, sizeof *o->first_recs);
+        int first = 0; /* the pieces of the first records: at most SG_SUMMARY_RECORDS of the chunk's */
+        while (first < c->n_seg && c->seg[first].rid < SG_SUMMARY_RECORDS) first++;
+        if (first) o->first_recs = sg_calloc((size_t)first * ms->n_motif, sizeof *o->first_recs);
         if (f->fmt == SG_OUT_COUNT) o->cnt = sg_calloc(ms->n_motif, sizeof *o->cnt);
     }
     uint64_t *cnt = o->cnt;

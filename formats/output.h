@@ -41,8 +41,8 @@ typedef struct {
     uint64_t *cnt;        /* count: hits of each motif in that piece so far */
     int head_put;         /* the writer has taken head */
     uint64_t *per_pat;    /* hits of each pattern (motif and strand) in the chunk */
-    /* hits of each motif in each piece of the chunk (n_seg x n_motif), when
-     * a piece belongs to one of the first SG_SUMMARY_RECORDS records; else NULL */
+    /* hits of each motif in each piece of the chunk that belongs to one of
+     * the first SG_SUMMARY_RECORDS records (pieces x n_motif), or NULL */
     uint64_t *first_recs;
     /* count format: counts of a first piece that continues a record, and of a
      * last piece whose record goes on; the writer adds them up across chunks */

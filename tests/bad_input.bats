@@ -233,6 +233,7 @@ stat_of() {
 dense_genome() {
     python3 - "$T" <<'PY'
 import random, re, sys
+from collections import Counter
 t = sys.argv[1]
 random.seed(31)
 recs = [(n, ''.join('N' if random.random() < 0.0005 else random.choice('ACGTacgt') for _ in range(size)))
@@ -256,33 +257,46 @@ with open(t + '/n40.want', 'w') as f, open(t + '/one.want', 'w') as g:
         runs = [len(r) for r in re.findall('[ACGT]+', u)]
         for k in range(1, 41):  # N x k is its own reverse complement: one strand
             f.write('%s\tn%d\t%d\n' % (n, k, sum(max(0, r - k + 1) for r in runs)))
+        # the base before each NGG, and after each CCN: a motif's hits are those in its set
+        fwd = Counter(m.group(1) for m in re.finditer('(?=([ACGT])[ACGT]GG)', u))
+        rev = Counter(comp[m.group(1)] for m in re.finditer('(?=CC[ACGT]([ACGT]))', u))
         for i in range(1000):
-            fwd = '[%s]' % iupac[letters[i % 15]]
-            rev = '[%s]' % ''.join(comp[b] for b in iupac[letters[i % 15]])
-            hits = len(re.findall('(?=%s[ACGT]GG)' % fwd, u)) + len(re.findall('(?=CC[ACGT]%s)' % rev, u))
-            g.write('%s\tm%d\t%d\n' % (n, i, hits))
+            g.write('%s\tm%d\t%d\n' % (n, i, sum(fwd[b] + rev[b] for b in iupac[letters[i % 15]])))
 PY
 }
 
 @test "crashes: find's memory is bounded by the chunk and the threads, however dense the hits (ulimit -v)" {
     [ -z "${SEQGPU_SANITIZER:-}" ] || skip "sanitizers reserve more address space than the limit"
     dense_genome
-    # 8 M hits: 128 MB to hold and sort them, 200 MB of BED; under 150 MB of address space
+    # 8 M hits: 128 MB to hold and sort them; under 150 MB of address space
     run bash -c "ulimit -v 150000 && exec '$SEQGPU' find -q -b cpu -t 2 -F count -f '$T/n40.tsv' -o '$T/n40.count' '$T/g.fa'"
     assert_success
     cmp "$T/n40.want" "$T/n40.count" || { diff "$T/n40.want" "$T/n40.count" | head; fail "-F count differs from the brute force"; }
-    # BED through a pipe: each record's rows in order (start, then end), as many as counted
-    run bash -c "set -o pipefail; ulimit -v 150000 && '$SEQGPU' find -q -b cpu -t 2 -f '$T/n40.tsv' '$T/g.fa' |
+    # BED through a pipe (N to N x 20: 4 M rows): each record's rows in order (start, then end), as many as counted
+    head -20 "$T/n40.tsv" > "$T/n20.tsv"
+    run bash -c "set -o pipefail; ulimit -v 150000 && '$SEQGPU' find -q -b cpu -t 2 -f '$T/n20.tsv' '$T/g.fa' |
         awk -F'\t' '\$1 != r { r = \$1; s = -1; e = -1 }
                     \$2 < s || (\$2 == s && \$3 < e) { print \"out of order: \" \$0; exit 1 }
                     { s = \$2; e = \$3; n[\$1 \"\t\" \$4]++ }
                     END { for (k in n) print k \"\t\" n[k] }' | sort > '$T/bed.count'"
     assert_success
-    tail -n +2 "$T/n40.want" | sort | cmp - "$T/bed.count" || fail "BED rows differ from the counts"
+    awk -F'\t' 'NR > 1 && substr($2, 2) + 0 <= 20' "$T/n40.want" | sort | cmp - "$T/bed.count" || fail "BED rows differ from the counts"
     # a PAM: 1,000 one-letter motifs, 19 M hits counted
     run bash -c "ulimit -v 150000 && exec '$SEQGPU' find -q -b cpu -t 2 -F count --pam NGG -f '$T/one.tsv' -o '$T/one.count' '$T/g.fa'"
     assert_success
     cmp "$T/one.want" "$T/one.count" || { diff "$T/one.want" "$T/one.count" | head; fail "--pam NGG -F count differs from the brute force"; }
+    # 20,000 reads and 1,000 motifs: a row per read and motif, and --summary's tally of the first 20 reads
+    # (not of a chunk's reads: 160 MB)
+    $REF gen --seed 4 --records 20000 --max-len 150 --fastq > "$T/r.fq"
+    $REF motifs --seed 4 -n 1000 --min-len 12 --max-len 12 > "$T/rare.tsv"
+    seqgpu find -q -b cpu -F count -f "$T/rare.tsv" -o "$T/r.want" "$T/r.fq"
+    run bash -c "ulimit -v 150000 && exec '$SEQGPU' find -q -b cpu -t 2 -F count --summary -f '$T/rare.tsv' -o '$T/r.count' '$T/r.fq'"
+    assert_success
+    cmp "$T/r.want" "$T/r.count" || fail "-F count --summary differs"
+    local all
+    all=$(awk 'NR > 1 {s += $3} END {print s}' "$T/r.want")
+    [ "$all" -gt 10 ] || fail "too few hits: $all"
+    assert_equal "$(echo "$output" | awk '$1 == "all" {print $2}')" "$all"
 }
 
 @test "crashes: a chunk's hits and text in pieces (find's bounds at their least) are the reference's bytes" {
@@ -798,7 +812,7 @@ long_name() { python3 -c "import sys; n = int(sys.argv[1]); sys.stdout.write('r\
     done
 }
 
-@test "messages: -p '', -p dir/ and -p .gz are refused: they would write hidden files" {
+@test "messages: -p '', -p dir/, -p .gz and -p - are refused: hidden files, or several files on one descriptor" {
     printf '1 2\n2 1\n' > "$T/e.txt"
     mkdir "$T/d"
     for p in "" "$T/d/" "$T/d/." "$T/d/.." "$T/d/.gz" "$T/d/.bgz" "$T/d/..gz" "$T/d/./.bgz"; do
