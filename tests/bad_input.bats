@@ -888,6 +888,44 @@ print('ok')" "$T/s.json" "$(printf '%s/l\xe9\xffa.fa' "$T")"
     assert_output --partial "'$T/g.gfa' is a GFA graph, not FASTA or FASTQ"
 }
 
+@test "messages: the index files in a --cas-offinder genome folder are skipped in silence; other files still draw a warning" {
+    mkdir -p "$T/gen"
+    python3 -c "
+import random
+random.seed(8)
+for name in ('a', 'b'):
+    with open('$T/' + name + '.fa', 'w') as f:
+        for r in range(3):
+            s = ''.join(random.choice('ACGT') for _ in range(5000))
+            f.write('>%s%d\n' % (name, r) + ''.join(s[i:i + 60] + '\n' for i in range(0, len(s), 60)))"
+    cp "$T/a.fa" "$T/gen/a.fa"
+    bgzip -c "$T/b.fa" > "$T/gen/b.fa.gz"
+    printf '%s\nNNNNNNNNNNNGG\nACGTTGCAGANNN 3\n' "$T/gen" > "$T/co.txt"
+    run seqgpu find -q --cas-offinder "$T/co.txt" -o "$T/want.bed"
+    assert_success
+    assert_output ""
+    [ "$(wc -l < "$T/want.bed")" -gt 3 ] || fail "too few sites: $(cat "$T/want.bed")"
+    # find --part writes the .fai and .gzi into the folder; aligners' indexes sit there too
+    run seqgpu find -q --cas-offinder "$T/co.txt" --part 1/2 -o "$T/part1.bed"
+    assert_success
+    [ -e "$T/gen/a.fa.fai" ] && [ -e "$T/gen/b.fa.gz.gzi" ] || fail "no index written: $(ls "$T/gen")"
+    printf '@HD\tVN:1.6\n' > "$T/gen/a.dict"
+    for x in amb ann bwt pac sa; do printf 'x\001\002' > "$T/gen/a.fa.$x"; done
+    printf 'bin\001' > "$T/gen/a.1.bt2"
+    printf 'MMI\002' > "$T/gen/a.mmi"
+    run seqgpu find -q --cas-offinder "$T/co.txt" -o "$T/got.bed"
+    assert_success
+    assert_output ""
+    cmp "$T/want.bed" "$T/got.bed"
+    seqgpu find -q --cas-offinder "$T/co.txt" --part 2/2 -o "$T/part2.bed"
+    cat "$T/part1.bed" "$T/part2.bed" | cmp - "$T/want.bed"
+    # a file that is neither FASTA nor an index is named, -q or not
+    echo "not a genome" > "$T/gen/notes.txt"
+    run seqgpu find -q --cas-offinder "$T/co.txt" -o "$T/got.bed"
+    assert_success
+    assert_output "seqgpu find: warning: '$T/gen/notes.txt' is not FASTA: skipped"
+}
+
 # ---- 6. empty input --------------------------------------------------------
 
 @test "empty input: a header with no sequence is an empty record, not an error" {
@@ -976,40 +1014,3 @@ print('ok')" "$T/s.json" "$(printf '%s/l\xe9\xffa.fa' "$T")"
     done
 }
 
-@test "messages: the index files in a --cas-offinder genome folder are skipped in silence; other files still draw a warning" {
-    mkdir -p "$T/gen"
-    python3 -c "
-import random
-random.seed(8)
-for name in ('a', 'b'):
-    with open('$T/' + name + '.fa', 'w') as f:
-        for r in range(3):
-            s = ''.join(random.choice('ACGT') for _ in range(5000))
-            f.write('>%s%d\n' % (name, r) + ''.join(s[i:i + 60] + '\n' for i in range(0, len(s), 60)))"
-    cp "$T/a.fa" "$T/gen/a.fa"
-    bgzip -c "$T/b.fa" > "$T/gen/b.fa.gz"
-    printf '%s\nNNNNNNNNNNNGG\nACGTTGCAGANNN 3\n' "$T/gen" > "$T/co.txt"
-    run seqgpu find -q --cas-offinder "$T/co.txt" -o "$T/want.bed"
-    assert_success
-    assert_output ""
-    [ "$(wc -l < "$T/want.bed")" -gt 3 ] || fail "too few sites: $(cat "$T/want.bed")"
-    # find --part writes the .fai and .gzi into the folder; aligners' indexes sit there too
-    run seqgpu find -q --cas-offinder "$T/co.txt" --part 1/2 -o "$T/part1.bed"
-    assert_success
-    [ -e "$T/gen/a.fa.fai" ] && [ -e "$T/gen/b.fa.gz.gzi" ] || fail "no index written: $(ls "$T/gen")"
-    printf '@HD\tVN:1.6\n' > "$T/gen/a.dict"
-    for x in amb ann bwt pac sa; do printf 'x\001\002' > "$T/gen/a.fa.$x"; done
-    printf 'bin\001' > "$T/gen/a.1.bt2"
-    printf 'MMI\002' > "$T/gen/a.mmi"
-    run seqgpu find -q --cas-offinder "$T/co.txt" -o "$T/got.bed"
-    assert_success
-    assert_output ""
-    cmp "$T/want.bed" "$T/got.bed"
-    seqgpu find -q --cas-offinder "$T/co.txt" --part 2/2 -o "$T/part2.bed"
-    cat "$T/part1.bed" "$T/part2.bed" | cmp - "$T/want.bed"
-    # a file that is neither FASTA nor an index is named, -q or not
-    echo "not a genome" > "$T/gen/notes.txt"
-    run seqgpu find -q --cas-offinder "$T/co.txt" -o "$T/got.bed"
-    assert_success
-    assert_output "seqgpu find: warning: '$T/gen/notes.txt' is not FASTA: skipped"
-}
