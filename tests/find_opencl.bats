@@ -58,18 +58,7 @@ print('>one'); print(''.join(random.choice('ACGTacgtN') for _ in range(2000000))
 }
 
 @test "opencl: chunks denser with hits than find holds are scanned in pieces: the cpu's bytes" {
-    $REF gen --seed 21 --records 8 --max-len 20000 > "$T/g.fa"
-    printf 'ry\tRY\nn4\tNNNN\naa\tAA\neco\tGAATTC\n' > "$T/m.tsv"
-    local lim
-    for lim in 7,100 1000,100000; do
-        export SEQGPU_FIND_HITS=${lim%,*} SEQGPU_FIND_TEXT=${lim#*,}
-        same_as_cpu opencl "$T/m.tsv" "$T/g.fa"
-        same_as_cpu opencl "$T/m.tsv" "$T/g.fa" -F count --chunk-size 3000
-        same_as_cpu opencl "$T/m.tsv" "$T/g.fa" -F tsv -M 1 --pam NGG
-    done
-    unset SEQGPU_FIND_HITS SEQGPU_FIND_TEXT
-    seqgpu find -q -b cpu -F tsv -M 1 --pam NGG -f "$T/m.tsv" "$T/g.fa" | cmp -s - "$T/opencl" ||
-        fail "in pieces, the output differs from one piece a chunk"
+    pieces_same_as_cpu opencl
 }
 
 @test "opencl: platform and device selection errors are clear" {

@@ -73,6 +73,25 @@ same_as_cpu() {
     cmp -s "$T/cpu" "$T/$be" || { diff "$T/cpu" "$T/$be" | head; fail "$be differs from cpu: $*"; }
 }
 
+# pieces_same_as_cpu BACKEND: with find's bounds on hits and text lowered
+# (SEQGPU_FIND_HITS, SEQGPU_FIND_TEXT), so that dense chunks are scanned
+# and written in pieces, BACKEND's bytes are the cpu's, and those of one
+# piece a chunk
+pieces_same_as_cpu() {
+    local be=$1 lim
+    $REF gen --seed 21 --records 8 --max-len 20000 > "$T/g.fa"
+    printf 'ry\tRY\nn4\tNNNN\naa\tAA\neco\tGAATTC\n' > "$T/m.tsv"
+    for lim in 7,100 1000,100000; do
+        export SEQGPU_FIND_HITS=${lim%%,*} SEQGPU_FIND_TEXT=${lim#*,}
+        same_as_cpu "$be" "$T/m.tsv" "$T/g.fa"
+        same_as_cpu "$be" "$T/m.tsv" "$T/g.fa" -F count --chunk-size 3000
+        same_as_cpu "$be" "$T/m.tsv" "$T/g.fa" -F tsv -M 1 --pam NGG
+    done
+    unset SEQGPU_FIND_HITS SEQGPU_FIND_TEXT
+    seqgpu find -q -b cpu -F tsv -M 1 --pam NGG -f "$T/m.tsv" "$T/g.fa" | cmp -s - "$T/$be" ||
+        fail "in pieces, the output differs from one piece a chunk"
+}
+
 # reference_check BACKEND KERNEL...: BACKEND under each kernel gives the bytes
 # of the brute-force reference (tests/reference.py, which shares no code with
 # seqgpu) on a genome dense with planted sites: palindromes (strand '.'),
