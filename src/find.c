@@ -158,6 +158,10 @@ static int step_write(void *vctx, void *item, sg_emit_t *emit)
     int r = sg_writer_put(&ctx->writer, c, &o->text);
     while (r == 0 && !o->text.done) {
         r = format_more(ctx, c, o);
+        if (r == 0 && !o->text.done && !o->text.text.l) { /* it stops only with text to write */
+            sg_error("internal error: chunk %llu formats no further", (unsigned long long)c->id);
+            r = SG_ERR_SYSTEM;
+        }
         if (r == 0) r = sg_writer_put(&ctx->writer, c, &o->text);
     }
     sg_emit(emit, c);
