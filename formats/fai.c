@@ -105,9 +105,13 @@ static int field(char **p, int tab, uint64_t *v)
 /* Parse the index file fai of the FASTA file path (size bytes when plain, 0 for BGZF). */
 static int parse(const char *fai, const char *path, uint64_t size, sg_fai_t *idx)
 {
-    FILE *fp = fopen(fai, "r");
+    struct stat st;
+    int fd = open(fai, O_RDONLY | O_NONBLOCK); /* a FIFO put there must not block the run */
+    FILE *fp = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
     if (!fp) {
-        sg_error("cannot read '%s': %s", fai, strerror(errno));
+        int e = fd < 0 ? errno : EINVAL;
+        if (fd >= 0) close(fd);
+        sg_error("cannot read '%s': %s", fai, fd < 0 ? strerror(e) : "not a regular file");
         return SG_ERR_INPUT;
     }
     char *line = NULL;
@@ -417,12 +421,14 @@ static const char *gzi_unfit(const char *gzi, const char *path, uint64_t at, uin
 {
     static __thread char why[128];
     struct stat st, gst;
-    int fd = open(path, O_RDONLY);
-    FILE *fp = fopen(gzi, "rb");
+    int fd = open(path, O_RDONLY), gfd = open(gzi, O_RDONLY | O_NONBLOCK); /* a FIFO put there must not block */
+    FILE *fp = gfd >= 0 ? fdopen(gfd, "rb") : NULL;
     uint8_t *e = NULL, head[8];
     const char *bad = NULL;
-    if (fd < 0 || !fp || fstat(fd, &st) != 0 || fstat(fileno(fp), &gst) != 0 || fread(head, 1, 8, fp) != 8) {
-        bad = "it cannot be read";
+    if (gfd >= 0 && !fp) close(gfd);
+    if (fd < 0 || !fp || fstat(fd, &st) != 0 || fstat(gfd, &gst) != 0 || !S_ISREG(gst.st_mode) ||
+        fread(head, 1, 8, fp) != 8) {
+        bad = fp && fstat(gfd, &gst) == 0 && !S_ISREG(gst.st_mode) ? "it is not a regular file" : "it cannot be read";
         goto out;
     }
     uint64_t n = 0, csize = (uint64_t)st.st_size;

@@ -255,11 +255,7 @@ static char *mqc_path(const char *stats)
     return p;
 }
 
-/* What a chunk may hold at once, whatever the density of its hits: hits of
- * a scan call (8 bytes each, and as many to sort them) about the chunk's own
- * bytes, and text as much; at least one start's hits (every pattern).
- * SEQGPU_FIND_HITS and SEQGPU_FIND_TEXT set them lower (tests: every chunk
- * in pieces). */
+/* A limit lowered by the environment variable name, if it is set. */
 static void limit_env(const char *name, size_t *limit)
 {
     const char *env = getenv(name);
@@ -269,6 +265,11 @@ static void limit_env(const char *name, size_t *limit)
     else sg_warn("%s='%s' is not a size (1 or more, e.g. 64K): ignored", name, env);
 }
 
+/* What a chunk may hold at once, whatever the density of its hits: hits of
+ * a scan call (8 bytes each, and as many to sort them) about the chunk's own
+ * bytes, and text as much; at least one start's hits (every pattern).
+ * SEQGPU_FIND_HITS and SEQGPU_FIND_TEXT set them lower (tests: every chunk
+ * in pieces). */
 static void set_limits(find_ctx_t *ctx, size_t chunk)
 {
     ctx->max_hits = chunk / 8 > (1 << 16) ? chunk / 8 : 1 << 16;

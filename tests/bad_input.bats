@@ -377,6 +377,22 @@ PY
         done
         [ $refused -gt 0 ] || fail "$v: every part ran"
     done
+    # an index that is a FIFO (which would block the run) or a folder
+    rm "$T/g.fa.gz.gzi"
+    mkfifo "$T/g.fa.gz.gzi"
+    run timeout 20 "$SEQGPU" find -q --part 2/3 -m GAATTC "$T/g.fa.gz"
+    assert_failure 1
+    assert_output --partial "'$T/g.fa.gz.gzi', the BGZF index of '$T/g.fa.gz', does not fit the file (it is not a regular file)"
+    rm "$T/g.fa.gz.gzi"
+    mkdir "$T/g.fa.gz.gzi"
+    run timeout 20 "$SEQGPU" find -q --part 2/3 -m GAATTC "$T/g.fa.gz"
+    assert_failure 1
+    rmdir "$T/g.fa.gz.gzi"
+    cp "$T/g.fa" "$T/p.fa"
+    mkfifo "$T/p.fa.fai"
+    run timeout 20 "$SEQGPU" find -q --part 2/3 -m GAATTC "$T/p.fa"
+    assert_failure 1
+    assert_output --partial "cannot read '$T/p.fa.fai': not a regular file"
     # the index made again: the parts add up to one run
     samtools faidx "$T/g.fa.gz"
     seqgpu find -q -m GAATTC "$T/g.fa.gz" > "$T/want"
