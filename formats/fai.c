@@ -562,19 +562,25 @@ static int header_before(fasta_t *f, uint64_t at, const char *name)
     return ok;
 }
 
-/* The line holding base pos of r: its bases where the index says, and its end after them. */
+/* Bases of a line read around a part's cut: a line of an unwrapped
+ * chromosome (250 Mb) is not read whole for each part. */
+#define LINE_WINDOW ((uint64_t)1 << 16)
+
+/* The line holding base pos of r: a line before it that ended, bases where
+ * the index says (its first and last, and those around pos), and its end
+ * after them. */
 static int line_fits(fasta_t *fp, const sg_fai_rec_t *r, uint64_t pos)
 {
     uint64_t first = pos / r->line_bases * r->line_bases, n = r->len - first < r->line_bases ? r->len - first : r->line_bases;
-    uint64_t start = sg_fai_offset(r, first), from = start > r->off ? start - 1 : start;
-    size_t want = (size_t)(start + n - from);
-    char *buf = sg_malloc(want + 2);
-    int ok = read_at(fp, from, buf, want) == 0;
-    if (ok && from < start) ok = buf[0] == '\n'; /* a line before it, ended */
-    for (size_t i = start - from; ok && i < want; i++) ok = is_base(buf[i]);
+    uint64_t start = sg_fai_offset(r, first), lo = pos - first > LINE_WINDOW / 2 ? pos - first - LINE_WINDOW / 2 : 0;
+    uint64_t hi = n - lo < LINE_WINDOW ? n : lo + LINE_WINDOW; /* bases [lo, hi) of the line */
+    char *buf = sg_malloc((size_t)(hi - lo) + 1), c;
+    int ok = start == r->off || (read_at(fp, start - 1, &c, 1) == 0 && c == '\n');
+    ok = ok && read_at(fp, start, &c, 1) == 0 && is_base(c) && read_at(fp, start + n - 1, &c, 1) == 0 && is_base(c);
+    ok = ok && read_at(fp, start + lo, buf, (size_t)(hi - lo)) == 0;
+    for (uint64_t i = 0; ok && i < hi - lo; i++) ok = is_base(buf[i]);
     /* after the bases: the line's end, or the end of the file */
-    char next;
-    if (ok && read_at(fp, start + n, &next, 1) == 0) ok = next == '\n' || next == '\r' || next == ' ' || next == '\t';
+    if (ok && read_at(fp, start + n, &c, 1) == 0) ok = c == '\n' || c == '\r' || c == ' ' || c == '\t';
     free(buf);
     return ok;
 }

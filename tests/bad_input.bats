@@ -405,6 +405,26 @@ PY
         cmp - "$T/want"
 }
 
+@test "crashes: find --part on an unwrapped 60 Mb record checks a window around its cuts, not the whole line" {
+    local unit i
+    unit="$(head -c 9994 /dev/zero | tr '\0' 'A')GAATTC"
+    { printf '>u\n'; yes "$unit" | head -n 6000 | tr -d '\n'; printf '\n'; } > "$T/u.fa"
+    bgzip -c "$T/u.fa" > "$T/u.fa.gz"
+    for f in u.fa u.fa.gz; do
+        seqgpu find -q -m GAATTC "$T/$f" > "$T/want"
+        for i in 1 2 3; do
+            seqgpu find -q --part $i/3 -m GAATTC --stats "$T/s$i.json" "$T/$f" || fail "$f: part $i/3"
+        done > "$T/got"
+        cmp -s "$T/want" "$T/got" || fail "$f: the parts differ from the run"
+        [ "$(wc -l < "$T/want")" -eq 6000 ] || fail "$(wc -l < "$T/want") sites"
+        # each part holds chunks and windows, not the 60 MB line (twice) that its cuts lie in
+        if [ -z "${SEQGPU_SANITIZER:-}" ]; then
+            run python3 -c "import json; print(json.load(open('$T/s2.json'))['peak_rss_bytes'] < 48 << 20)"
+            assert_output "True"
+        fi
+    done
+}
+
 @test "crashes: an input truncated while it is read is a read error naming it (exit 1), no temporary" {
     { printf '>big\n'; head -c 20000000 /dev/zero | tr '\0' 'A' | fold -w 60; } > "$T/big.fa"
     mkfifo "$T/pipe"
