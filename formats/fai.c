@@ -271,7 +271,9 @@ static int index_fasta(const char *path, const char *fai, const char *gzi)
     uint64_t off = 0;
     ssize_t n = 0;
     while (!x.err && !x.why[0] && (n = bgzf_read(fp, buf, 1 << 16)) > 0) {
-        for (ssize_t i = 0; i < n && !x.why[0]; i++) {
+        /* a UTF-8 byte-order mark is no part of the first header (as the reader takes it) */
+        ssize_t i0 = !off && n >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+        for (ssize_t i = i0; i < n && !x.why[0]; i++) {
             if (line_start) line_begin(&x, buf[i]);
             line_start = 0;
             if (x.kind == 's') { /* the bulk of the file: the rest of the line at once */
@@ -552,6 +554,7 @@ static int header_before(fasta_t *f, uint64_t at, const char *name)
         }
         p = from;
     }
+    if (ls == 0 && read_at(f, 0, buf, 3) == 0 && !memcmp(buf, "\xef\xbb\xbf", 3)) ls = 3; /* a byte-order mark */
     size_t len = strlen(name);
     uint64_t line = at - 1 - ls; /* its bytes, less the line end */
     if (line < len + 1) return 0;

@@ -1009,10 +1009,11 @@ for name in ('a', 'b'):
     assert_equal "$(stat_of "$T/s.json" kmers)" 0
 }
 
-@test "empty input: records with no bases, the last one too, are indexed for --part; parts add up to the run" {
+@test "empty input: records with no bases, the last one too (or a byte-order mark), are indexed for --part; parts add up to the run" {
     local t i f
     for t in '>a\nACGTGAATTC\n>b\n' '>a\nGAATTC\n>b' '>a\nGAATTC\n>b\n\n\n' '>a\r\nGAATTCGAATTC\r\n>b\r\n' \
-        '>a\n>b\nGAATTC\n>c\n>d\n' '>a\nGAATTC\n>b\n\n>c\nTTGAATTCAA\nGA\n>d\n' '>a\n>b\n' '>x\nGAATTCGAATTC'; do
+        '>a\n>b\nGAATTC\n>c\n>d\n' '>a\nGAATTC\n>b\n\n>c\nTTGAATTCAA\nGA\n>d\n' '>a\n>b\n' \
+        '\xef\xbb\xbf>a\nGAATTCAGAATTC\n>b\n' '>x\nGAATTCGAATTC'; do
         printf "$t" > "$T/e.fa"
         bgzip -c "$T/e.fa" > "$T/e.fa.gz"
         for f in e.fa e.fa.gz; do
