@@ -117,6 +117,7 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
             uint64_t start = g->rec_off + (pos - g->off);
             o->per_pat[p - ms->pat]++;
             if (rec) rec[p->motif]++;
+            if (f->fmt == SG_OUT_COUNT_FILE) continue; /* the writer sums per_pat by file */
             if (cnt) {
                 cnt[p->motif]++;
                 continue;
@@ -217,6 +218,7 @@ int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, i
     w->rec_total = sg_calloc((size_t)SG_SUMMARY_RECORDS * nm, sizeof *w->rec_total);
     const char *head = !header                ? ""
                        : f->fmt == SG_OUT_COUNT ? "seqID\tpatternName\thits\n"
+                       : f->fmt == SG_OUT_COUNT_FILE ? "file\tpatternName\thits\n"
                        : f->fmt != SG_OUT_TSV   ? ""
                        : f->ms->approx          ? "seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\tmismatches\n"
                                                 : "seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\n";
@@ -253,6 +255,15 @@ int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o)
         w->acc_name = sg_strdup(sg_chunk_name(c, &c->seg[c->n_seg - 1]));
     }
     return 0;
+}
+
+int sg_writer_files(sg_writer_t *w, char *const *inputs)
+{
+    kstring_t s = {0};
+    for (int i = 0; i < w->n_files; i++) put_count_rows(w->f->ms, inputs[i], w->file_total + (size_t)i * w->f->ms->n_motif, &s);
+    int r = write_all(w, s.s, s.l);
+    free(s.s);
+    return r;
 }
 
 void sg_writer_free(sg_writer_t *w)

@@ -13,7 +13,9 @@
 #include "../src/find_motif.h"
 #include "outfile.h"
 
-typedef enum { SG_OUT_BED, SG_OUT_TSV, SG_OUT_COUNT, SG_OUT_CASOFFINDER } sg_outfmt_t;
+/* SG_OUT_COUNT_FILE: -F count --by-file, the hits of each input file, written
+ * when all are read (sg_writer_files()) */
+typedef enum { SG_OUT_BED, SG_OUT_TSV, SG_OUT_COUNT, SG_OUT_CASOFFINDER, SG_OUT_COUNT_FILE } sg_outfmt_t;
 
 /** Parse "bed", "tsv", "count" or "casoffinder"; -1 if none. */
 int sg_outfmt_parse(const char *s);
@@ -71,6 +73,8 @@ int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, i
     __attribute__((warn_unused_result));
 /** Print the next chunk, in input order. */
 int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, const sg_chunk_text_t *o) __attribute__((warn_unused_result));
+/** SG_OUT_COUNT_FILE: a row per input file (named as in inputs) and motif, after the last chunk. */
+int sg_writer_files(sg_writer_t *w, char *const *inputs) __attribute__((warn_unused_result));
 /** Free the writer's memory (the tallies stay readable until then). */
 void sg_writer_free(sg_writer_t *w);
 

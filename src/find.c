@@ -48,14 +48,17 @@ static void usage(FILE *fp)
 "                         with its own limit and id) from a Cas-OFFinder input file\n"
 "  -s, --strand STR       both | + | -                      [both]\n"
 "  -o, --output FILE      output file; FILE.gz or FILE.bgz is BGZF-compressed  [-]\n"
-"      --index            also write a tabix index, FILE.gz.tbi (bed, -o FILE.gz)\n"
+"      --index, --write-index  also write a tabix index, FILE.gz.tbi (bed, -o FILE.gz)\n"
 "  -F, --format STR       bed | tsv | count | casoffinder   [bed]\n"
-"  -t, --threads INT      total threads                     [all online CPUs]\n"
+"      --by-file          -F count: a row per input file and motif, not per record\n"
+"                         (the hits of a FASTQ file rather than of each read)\n"
+"  -t, --threads INT      total threads                     [the CPUs it may use]\n"
 "  -b, --backend STR      auto | cpu | cuda | opencl        [auto: the fastest by estimate]\n"
 "      --device INT[,INT] GPU index(es)                     [0]\n"
 "      --skip-masked      lowercase (soft-masked) bases never match\n"
 "      --stats FILE       write a JSON run summary (bases, hits per motif, backend, stage times),\n"
-"                         and FILE less .json as FILE_mqc.json for MultiQC (hits per motif and input)\n"
+"                         and FILE less .json as FILE_mqc.json for MultiQC (hits per motif; the\n"
+"                         sample is FILE's name less .json, so each run is a sample)\n"
 "      --summary          with -F count or --stats: tables of hits per motif and strand (and per\n"
 "                         record, up to 20 records) on standard error, -q or not\n"
 "      --kernel STR       exact motifs: auto | sunday | vector | qgram (opencl: no sunday)  [auto]\n"
@@ -66,6 +69,7 @@ static void usage(FILE *fp)
 "  -q, --quiet            no progress or summary lines on stderr\n"
 "      --progress[=SEC]   a progress line every SEC seconds [5], terminal or not\n"
 "  -v, --verbose          also say which backend auto chose, and why\n"
+"  -V, --version          print the version and exit\n"
 "  -h, --help             show this help and exit\n"
 "\n"
 "Matching is case-insensitive; text bases other than A/C/G/T never match and a\n"
@@ -82,12 +86,15 @@ static void usage(FILE *fp)
 "               locate); with -M or a PAM, matched is upper case with mismatched bases\n"
 "               in lower case, and a mismatches column follows\n"
 "  count        seqID, patternName, hits: one row per record and motif\n"
+"               (--by-file: file, patternName, hits: one row per input file and motif)\n"
 "  casoffinder  query, record, start (0-based), site, strand, mismatches[, id]\n"
 "               (Cas-OFFinder 2.4)\n"
 "\n"
 "Examples:\n"
 "  seqgpu find -m GAATTC -m GGATCC genome.fa.gz > sites.bed\n"
-"  seqgpu find -f guides.txt -M 4 --pam NGG genome.fa > offtargets.bed\n");
+"  seqgpu find -f guides.txt -M 4 --pam NGG genome.fa > offtargets.bed\n"
+"\n"
+SG_EXIT_STATUS_TEXT);
 }
 
 typedef struct {
@@ -141,7 +148,7 @@ typedef struct {
     int n_inputs;
     const char *output, *stats, *backend, *kernel, *pam3, *pam5, *casoff;
     sg_devices_t devices;
-    int threads, skip_masked, quiet, verbose, strands, max_mm, index, summary;
+    int threads, skip_masked, quiet, verbose, strands, max_mm, index, summary, by_file;
     double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     sg_outfmt_t format;
     size_t chunk_size;
@@ -204,21 +211,6 @@ static int open_outputs(const find_opts_t *o, char *const *motif_files, int n_f,
 /* -o, --stats, --index, the MultiQC file */
 enum { N_OUTS = 4 };
 
-/* The MultiQC file beside --stats FILE: FILE less .json (and .gz) +
- * _mqc.json, never compressed (MultiQC reads only plain files); none when
- * FILE is standard output, a device or a FIFO, which have nothing beside. */
-static char *mqc_path(const char *stats)
-{
-    struct stat st;
-    if (!stats || !strcmp(stats, "-") || (stat(stats, &st) == 0 && !S_ISREG(st.st_mode))) return NULL;
-    size_t n = strlen(stats);
-    if (sg_outfile_compressed(stats)) n = (size_t)(strrchr(stats, '.') - stats);
-    if (n > 5 && !strncmp(stats + n - 5, ".json", 5)) n -= 5;
-    char *p = sg_malloc(n + sizeof "_mqc.json");
-    snprintf(p, n + sizeof "_mqc.json", "%.*s_mqc.json", (int)n, stats);
-    return p;
-}
-
 static char stdin_name[] = "-";
 static char *stdin_input[] = {stdin_name};
 
@@ -230,7 +222,7 @@ static int usage_error(const char *fmt, const char *arg)
 int main_find(int argc, char **argv)
 {
     enum { OPT_DEVICE = 256, OPT_SKIP_MASKED, OPT_STATS, OPT_KERNEL, OPT_CHUNK, OPT_PAM, OPT_PAM5, OPT_CASOFF, OPT_INDEX,
-           OPT_PROGRESS, OPT_SUMMARY, OPT_PART };
+           OPT_PROGRESS, OPT_SUMMARY, OPT_PART, OPT_BY_FILE };
     static const struct option lopts[] = {
         {"motif", required_argument, NULL, 'm'},     {"motif-file", required_argument, NULL, 'f'},
         {"strand", required_argument, NULL, 's'},    {"output", required_argument, NULL, 'o'},
@@ -241,16 +233,18 @@ int main_find(int argc, char **argv)
         {"max-mismatches", required_argument, NULL, 'M'}, {"pam", required_argument, NULL, OPT_PAM},
         {"pam-5", required_argument, NULL, OPT_PAM5}, {"cas-offinder", required_argument, NULL, OPT_CASOFF},
         {"index", no_argument, NULL, OPT_INDEX},     {"progress", optional_argument, NULL, OPT_PROGRESS},
+        {"write-index", no_argument, NULL, OPT_INDEX}, {"by-file", no_argument, NULL, OPT_BY_FILE},
         {"summary", no_argument, NULL, OPT_SUMMARY},
         {"quiet", no_argument, NULL, 'q'},           {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},            {"part", required_argument, NULL, OPT_PART},
+        {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     find_opts_t o = {.output = "-", .backend = "auto", .kernel = "auto", .strands = SG_STRAND_BOTH,
                      .format = SG_OUT_BED};
     sg_motif_set_t ms = {0};
     sg_casoff_t co = {0};
     sg_find_part_t part = {0};
-    char err[1024], *index_path = NULL, *mqc = NULL;
+    char err[1024], *index_path = NULL, *mqc = NULL, *sample = NULL;
     long v;
     int c, ret = SG_EXIT_OK;
     double t0 = sg_realtime();
@@ -260,7 +254,7 @@ int main_find(int argc, char **argv)
     int n_m = 0, n_f = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":m:f:M:s:o:F:t:b:qvh", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, ":m:f:M:s:o:F:t:b:qvVh", lopts, NULL)) >= 0) {
         switch (c) {
         case 'm': mopt[n_m++] = optarg; break;
         case 'f': fopt[n_f++] = optarg; break;
@@ -316,6 +310,7 @@ int main_find(int argc, char **argv)
             }
             break;
         case OPT_SUMMARY: o.summary = 1; break;
+        case OPT_BY_FILE: o.by_file = 1; break;
         case OPT_PROGRESS:
             if (sg_parse_progress(optarg, &o.progress) < 0) {
                 ret = usage_error("invalid --progress '%s' (seconds, 0.1 or more)", optarg);
@@ -325,6 +320,7 @@ int main_find(int argc, char **argv)
         case 'q': o.quiet = 1; break;
         case 'v': o.verbose = 1; break;
         case 'h': usage(stdout); goto out;
+        case 'V': ret = sg_version(); goto out;
         case ':': ret = usage_error("option '%s' needs a value", argv[optind - 1]); goto out;
         default: ret = usage_error("unknown option '%s'", argv[optind - 1]); goto out;
         }
@@ -355,6 +351,10 @@ int main_find(int argc, char **argv)
         o.inputs = stdin_input;
         o.n_inputs = 1;
     }
+    if (o.by_file && o.format != SG_OUT_COUNT) {
+        ret = usage_error("%s", "--by-file goes with -F count");
+        goto out;
+    }
     if (o.part && o.format == SG_OUT_COUNT) {
         ret = usage_error("%s", "-F count cannot be cut into parts (a record may lie in several): take -F bed and "
                                 "count the gathered rows (cut -f1,4 | sort | uniq -c)");
@@ -384,7 +384,10 @@ int main_find(int argc, char **argv)
         index_path = sg_malloc(strlen(o.output) + 5);
         sprintf(index_path, "%s.tbi", o.output);
     }
-    mqc = mqc_path(o.stats);
+    /* MultiQC's sample: the run, named as --stats (two runs over one genome,
+     * whose files must differ to sit in one folder, are two samples) */
+    sample = o.stats ? sg_mqc_run_name(o.stats) : NULL;
+    mqc = sg_mqc_beside(o.stats, sample, "_mqc.json");
     sg_outfile_t outs[N_OUTS] = {{.what = "-o", .path = o.output, .threads = o.threads},
                                  {.what = "--stats", .path = o.stats},
                                  {.what = "--index", .path = index_path, .threads = o.threads, .index_of = &outs[0]},
@@ -425,7 +428,7 @@ int main_find(int argc, char **argv)
         goto fail;
     }
     if (o.verbose && ctx.backend->why[0]) sg_info("%s", ctx.backend->why);
-    sg_formatter_init(&ctx.fmt, o.format, &ms, o.skip_masked);
+    sg_formatter_init(&ctx.fmt, o.by_file ? SG_OUT_COUNT_FILE : o.format, &ms, o.skip_masked);
     r = sg_writer_open(&ctx.writer, &outs[0], &ctx.fmt, o.part <= 1, o.n_inputs);
     size_t chunk = o.chunk_size ? o.chunk_size : ctx.backend->chunk_size;
     sg_input_init(&ctx.in, sg_reader_new(o.inputs, o.n_inputs, chunk, o.threads), ms.max_len - 1);
@@ -450,8 +453,9 @@ int main_find(int argc, char **argv)
     if (r == 0) r = sg_pipeline_run(steps, N_STEPS, &ctx, &po);
     sg_progress_stop();
     double wall = sg_realtime() - t0;
+    if (r == 0 && o.by_file) r = sg_writer_files(&ctx.writer, o.inputs);
     if (r == 0 && o.stats) write_stats(outs[1].fp, &o, &ctx, busy, wall);
-    if (r == 0 && mqc) sg_mqc_find(outs[3].fp, &ms, ctx.writer.file_total, o.inputs, o.n_inputs);
+    if (r == 0 && mqc) sg_mqc_find(outs[3].fp, &ms, ctx.writer.file_total, o.n_inputs, sample);
     if (r == 0) r = sg_outfiles_close(outs, N_OUTS);
     else sg_outfiles_discard(outs, N_OUTS);
     if (r == 0) {
@@ -476,6 +480,7 @@ out:
     sg_progress_stop();
     free(index_path);
     free(mqc);
+    free(sample);
     sg_motif_set_free(&ms);
     sg_casoff_free(&co);
     free(mopt);

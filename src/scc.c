@@ -69,7 +69,7 @@ static void usage(FILE *fp)
 "                       SCCs and report from them, the same as one run's\n"
 "  -p, --prefix STR     output prefix; one ending in .gz writes every PREFIX.* file\n"
 "                       BGZF-compressed, as PREFIX.repeats.tsv.gz ...  [seqgpu_scc]\n"
-"  -t, --threads INT    total threads                          [all online CPUs]\n"
+"  -t, --threads INT    total threads                          [the CPUs it may use]\n"
 "  -b, --backend STR    auto | cpu | cuda, for graph building and SCCs [auto: cuda\n"
 "                       for inputs of 1M+ graph vertices when a device is usable;\n"
 "                       overlap: index and chains, when the device is estimated faster]\n"
@@ -80,6 +80,7 @@ static void usage(FILE *fp)
 "  -q, --quiet          no progress or summary lines on stderr\n"
 "      --progress[=SEC] a progress line every SEC seconds [5], terminal or not\n"
 "  -v, --verbose        also say which backend auto chose, and why\n"
+"  -V, --version        print the version and exit\n"
 "  -h, --help           show this help and exit\n"
 "\n"
 "Advanced (cuda): the SCC pipeline's virtual warps and rounds. Over the\n"
@@ -113,7 +114,9 @@ static void usage(FILE *fp)
 "\n"
 "Examples:\n"
 "  seqgpu scc -k 31 -p sample reads_1.fq.gz reads_2.fq.gz\n"
-"  seqgpu scc -g overlap -p sample pacbio.fq.gz\n");
+"  seqgpu scc -g overlap -p sample pacbio.fq.gz\n"
+"\n"
+SG_EXIT_STATUS_TEXT);
 }
 
 typedef struct {
@@ -451,7 +454,7 @@ int main_scc(int argc, char **argv)
         {"write-overlaps", required_argument, NULL, OPT_WRITE_OVERLAPS},
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY}, {"tmp-dir", required_argument, NULL, OPT_TMP_DIR},
         {"part", required_argument, NULL, OPT_PART},             {"counts-out", required_argument, NULL, OPT_COUNTS_OUT},
-        {"counts", no_argument, NULL, OPT_COUNTS},
+        {"counts", no_argument, NULL, OPT_COUNTS},               {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2,
                     .min_overlap = 2000, .min_identity = 0.8};
@@ -464,7 +467,7 @@ int main_scc(int argc, char **argv)
     sg_log_init("seqgpu scc", 0);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":k:c:p:t:b:g:qvh", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, ":k:c:p:t:b:g:qvVh", lopts, NULL)) >= 0) {
         switch (c) {
         case 'g':
             if (strcmp(optarg, "dbg") && strcmp(optarg, "overlap"))
@@ -562,6 +565,7 @@ int main_scc(int argc, char **argv)
                 return usage_error("invalid --progress '%s' (seconds, 0.1 or more)", optarg);
             break;
         case 'h': usage(stdout); return SG_EXIT_OK;
+        case 'V': return sg_version();
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
@@ -629,13 +633,14 @@ int main_scc(int argc, char **argv)
     enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_SPECTRUM, OUT_PICTURES, OUT_MQC_SPECTRUM, OUT_MQC_REPEATS,
            OUT_GRAPH, OUT_STATS, OUT_COUNTS, OUT_OVERLAPS, N_OUT };
     enum { N_PATHS = 8 };
+    /* MultiQC's sample: the prefix's file name; its files go beside --stats */
+    char *sample = sg_strdup(base);
+    sample[stem] = 0;
     char *paths[N_PATHS] = {out_path(o.prefix, ".repeats.tsv", 0), out_path(o.prefix, ".gfa", 0),
                             out_path(o.prefix, ".units.fa", 0), out_path(o.prefix, ".components.tsv", 0),
                             out_path(o.prefix, ".spectrum.svg", 1), out_path(o.prefix, ".repeats.svg", 1),
-                            out_path(o.prefix, ".spectrum_mqc.json", 1), out_path(o.prefix, ".repeats_mqc.tsv", 1)};
-    /* MultiQC's sample: the prefix's file name */
-    char *sample = sg_strdup(base);
-    sample[stem] = 0;
+                            sg_mqc_beside(o.stats, sample, ".spectrum_mqc.json"),
+                            sg_mqc_beside(o.stats, sample, ".repeats_mqc.tsv")};
     const int report = !o.counts_out; /* a part's counts are all a --counts-out run writes */
     const int reads = report && !o.edges; /* outputs of a graph of reads (or a GFA graph) */
     const int overlap = !strcmp(o.graph, "overlap"); /* the overlap graph counts no k-mers: no spectrum */
@@ -646,8 +651,8 @@ int main_scc(int argc, char **argv)
         {.what = "PREFIX.components.tsv", .path = report ? paths[3] : NULL},
         {.what = "PREFIX.spectrum.svg", .path = !reads || overlap ? NULL : paths[4]},
         {.what = "PREFIX.repeats.svg", .path = !reads ? NULL : paths[5]},
-        {.what = "PREFIX.spectrum_mqc.json", .path = !reads || overlap || !o.stats ? NULL : paths[6]},
-        {.what = "PREFIX.repeats_mqc.tsv", .path = !reads || !o.stats ? NULL : paths[7]},
+        {.what = "PREFIX.spectrum_mqc.json", .path = !reads || overlap ? NULL : paths[6]},
+        {.what = "PREFIX.repeats_mqc.tsv", .path = !reads ? NULL : paths[7]},
         {.what = "--write-graph", .path = o.write_graph},
         {.what = "--stats", .path = o.stats},
         {.what = "--counts-out", .path = o.counts_out, .threads = o.threads},
@@ -770,11 +775,11 @@ int main_scc(int argc, char **argv)
         if (g.oriented) {
             uint32_t tandem = 0;
             for (uint32_t i = 0; i < rp.n; i++) tandem += rp.r[i].tandem;
-            const int sp = outs[OUT_SPECTRUM].path != NULL;
+            const int sp = outs[OUT_SPECTRUM].path != NULL, mqc = outs[OUT_MQC_REPEATS].path != NULL;
             sg_info("%u repeats (%u tandem) in %u components; wrote %s, %s, %s, %s; pictures %s%s%s%s%s%s%s", rp.n,
                     tandem, run->n_comp, paths[0], paths[1], paths[2], paths[3], sp ? paths[4] : "", sp ? ", " : "",
-                    paths[5], o.stats ? "; for MultiQC " : "", o.stats && sp ? paths[6] : "", o.stats && sp ? ", " : "",
-                    o.stats ? paths[7] : "");
+                    paths[5], mqc ? "; for MultiQC " : "", mqc && sp ? paths[6] : "", mqc && sp ? ", " : "",
+                    mqc ? paths[7] : "");
         } else {
             sg_info("%u strongly connected components, %u with two or more nodes or a self-loop; wrote %s",
                     run->n_comp, run->n_nontrivial, paths[3]);
