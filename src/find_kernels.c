@@ -326,7 +326,7 @@ int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, s
     int n = 0, *exact = sg_malloc((ms->n_pat + 1) * sizeof(int));
     p->approx = sg_malloc((ms->n_pat + 1) * sizeof(int));
     for (int i = 0; i < ms->n_pat; i++) {
-        if (ms->pat[i].max_mm) p->approx[p->n_approx++] = i;
+        if (ms->pat[i].max_mm || sg_pattern_bulges(&ms->pat[i])) p->approx[p->n_approx++] = i;
         else exact[n++] = i;
     }
     if (p->n_approx) p->mm = sg_mm_build(ms->pat, p->approx, p->n_approx);
