@@ -35,8 +35,9 @@ int sg_site_align(const sg_pattern_t *p, int v, int lim, const char *site, const
         out[0] = (sg_aln_t){v, cut, mm};
         return mm <= lim;
     }
-    int n = 0;
-    for (int c = g->lo; c <= g->hi; c++) {
+    /* in the guide's orientation, from its 5' end: the cuts of a minus-strand pattern backwards */
+    int n = 0, back = p->strand == '-';
+    for (int c = back ? g->hi : g->lo; back ? c >= g->lo : c <= g->hi; c += back ? -1 : 1) {
         int mm = sg_gap_cost(g, low, high, c);
         if (mm <= lim) out[n++] = (sg_aln_t){v, c, mm};
     }

@@ -22,7 +22,8 @@ typedef struct {
  * The alignments of variant v of pattern p to the site whose bases start
  * at site (as many as the variant's site length; enc: sg_encode_table's),
  * with at most lim mismatches.
- * @param all  0: the best alignment only (find_bulge.h's rule); 1: every cut, in cut order
+ * @param all  0: the best alignment only (find_bulge.h's rule); 1: every cut, the gap moving from
+ *             the guide's 5' end to its 3' end
  * @param out  room for SG_MAX_ALIGNMENTS
  * @return the alignments written (0: none within lim)
  */
