@@ -32,11 +32,18 @@
 
 #ifdef __CUDACC__
 #define SG_BULGE_FN __host__ __device__ static inline
-#define SG_BULGE_POPC(x) __popc(x)
 #else
 #define SG_BULGE_FN static inline
-#define SG_BULGE_POPC(x) __builtin_popcount(x)
 #endif
+
+SG_BULGE_FN int sg_bulge_popc(uint32_t x)
+{
+#ifdef __CUDA_ARCH__
+    return __popc(x);
+#else
+    return __builtin_popcount(x);
+#endif
+}
 
 /* Largest bulge (--dna-bulge, --rna-bulge), and the variants of a window:
  * 0 X (no bulge), 1..SG_MAX_BULGE DNA bulges, then the RNA bulges. */
@@ -98,7 +105,7 @@ SG_BULGE_FN int sg_gap_cost(const sg_gap_t *g, uint32_t low, uint32_t high, int 
 {
     const int s = c + g->skip;
     const uint32_t below = c >= 32 ? ~0u : (1u << c) - 1, above = s >= 32 ? 0u : high >> s;
-    return SG_BULGE_POPC(low & below) + SG_BULGE_POPC(above);
+    return sg_bulge_popc(low & below) + sg_bulge_popc(above);
 }
 
 /**
@@ -124,7 +131,7 @@ SG_BULGE_FN int sg_gap_best(const sg_gap_t *g, uint32_t low, uint32_t high, int 
 /** A lower bound of every cut's mismatches, from the near and far vectors. */
 SG_BULGE_FN int sg_gap_bound(const sg_gap_t *g, uint32_t near, uint32_t far)
 {
-    return SG_BULGE_POPC(near & far) - g->skip;
+    return sg_bulge_popc(near & far) - g->skip;
 }
 
 #endif

@@ -18,7 +18,7 @@
  * each variant's lower bound popcount(near & far) - skip costs one more AND
  * and popcount per pattern; the rare lane within it has its cuts tried. A
  * site's anchor may lie a few bases before the block (an RNA bulge next to
- * a 3' PAM) or after it (a DNA bulge), so the bitmaps have a word in front,
+ * a 3' PAM) or after it (a DNA bulge), so the bitmaps have words in front,
  * and the sites, not the anchors, are what the block owns. */
 #define _GNU_SOURCE
 #include "chunk.h"
@@ -258,8 +258,8 @@ static inline uint32_t mismatch_vector(const mm_group_t *G, int i, const uint32_
 
 /* The lanes of window k and patterns i0.. that may hit, decided one by one:
  * no bulge when the window is within the limit, then each variant's best cut. */
-static void finish(const mm_group_t *G, const batch_t *b, int k, int i0, unsigned lanes, const site_ctx_t *x,
-                   sg_hits_t *out)
+static inline __attribute__((always_inline)) void finish_lanes(const mm_group_t *G, const batch_t *b, int k, int i0,
+                                                               unsigned lanes, const site_ctx_t *x, sg_hits_t *out)
 {
     const int32_t u = b->start[k];
     for (; lanes; lanes &= lanes - 1) {
@@ -279,9 +279,26 @@ static void finish(const mm_group_t *G, const batch_t *b, int k, int i0, unsigne
     }
 }
 
+/* ... once for any CPU, and once with POPCNT, which every CPU with AVX2 has
+ * (the library call otherwise takes a tenth of a bulge search). */
+static void finish(const mm_group_t *G, const batch_t *b, int k, int i0, unsigned lanes, const site_ctx_t *x,
+                   sg_hits_t *out)
+{
+    finish_lanes(G, b, k, i0, lanes, x, out);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("popcnt"))) static void finish_popcnt(const mm_group_t *G, const batch_t *b, int k, int i0,
+                                                            unsigned lanes, const site_ctx_t *x, sg_hits_t *out)
+{
+    finish_lanes(G, b, k, i0, lanes, x, out);
+}
+#endif
+
 #define CMP_FN cmp32_scalar
 #define CMP_ATTR
 #define CMP_LANES 1
+#define FINISH finish
 typedef uint32_t vec_t;
 #define V_LOAD(p) (*(p))
 #define V_SET1(x) (x)
@@ -293,6 +310,7 @@ typedef uint32_t vec_t;
 #undef CMP_FN
 #undef CMP_ATTR
 #undef CMP_LANES
+#undef FINISH
 #undef V_LOAD
 #undef V_SET1
 #undef V_AND
@@ -317,8 +335,9 @@ __attribute__((target("avx2"))) static inline unsigned le_avx2(__m256i x, __m256
 }
 
 #define CMP_FN cmp32_avx2
-#define CMP_ATTR __attribute__((target("avx2")))
+#define CMP_ATTR __attribute__((target("avx2,popcnt")))
 #define CMP_LANES 8
+#define FINISH finish_popcnt
 #define vec_t __m256i
 #define V_LOAD(p) _mm256_loadu_si256((const __m256i *)(p))
 #define V_SET1(x) _mm256_set1_epi32((int)(x))
@@ -330,6 +349,7 @@ __attribute__((target("avx2"))) static inline unsigned le_avx2(__m256i x, __m256
 #undef CMP_FN
 #undef CMP_ATTR
 #undef CMP_LANES
+#undef FINISH
 #undef vec_t
 #undef V_LOAD
 #undef V_SET1
@@ -339,8 +359,9 @@ __attribute__((target("avx2"))) static inline unsigned le_avx2(__m256i x, __m256
 #undef V_LE
 
 #define CMP_FN cmp32_avx512
-#define CMP_ATTR __attribute__((target("avx512f,avx512vpopcntdq")))
+#define CMP_ATTR __attribute__((target("avx512f,avx512vpopcntdq,popcnt")))
 #define CMP_LANES 16
+#define FINISH finish_popcnt
 #define vec_t __m512i
 #define V_LOAD(p) _mm512_loadu_si512((const void *)(p))
 #define V_SET1(x) _mm512_set1_epi32((int)(x))
@@ -352,6 +373,7 @@ __attribute__((target("avx2"))) static inline unsigned le_avx2(__m256i x, __m256
 #undef CMP_FN
 #undef CMP_ATTR
 #undef CMP_LANES
+#undef FINISH
 #undef vec_t
 #undef V_LOAD
 #undef V_SET1
@@ -434,49 +456,55 @@ static void cmp64(const mm_group_t *G, const uint64_t *const P[5], size_t s, con
     }
 }
 
-/* Append to b the windows of the anchors s0 + k for each bit k of pass: their
- * planes come out of lo and hi, the two words of each bitmap at s0. */
-static void fill_any(batch_t *b, const uint64_t lo[4], const uint64_t hi[4], uint64_t pass, int32_t s0, uint32_t keep)
+/* The planes of the windows at s0 + k for each bit k of pass, into w[0],
+ * w[1], ...: they come out of lo and hi, the two words of each bitmap at s0. */
+static void planes_any(uint32_t (*w)[4], const uint64_t lo[4], const uint64_t hi[4], uint64_t pass, uint32_t keep)
 {
-    for (; pass; pass &= pass - 1) {
+    for (; pass; pass &= pass - 1, w++) {
         unsigned k = (unsigned)__builtin_ctzll(pass);
-        int i = b->n++;
-        b->start[i] = s0 + (int32_t)k;
-        for (int p = 0; p < 4; p++)
-            b->w[SLOT(0)][i][p] = (uint32_t)(k ? lo[p] >> k | hi[p] << (64 - k) : lo[p]) & keep;
+        for (int p = 0; p < 4; p++) (*w)[p] = (uint32_t)(k ? lo[p] >> k | hi[p] << (64 - k) : lo[p]) & keep;
     }
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* The same with the four planes in one vector: variable shifts (a count of
  * 64 gives 0, so k = 0 needs no case of its own), then the low halves. */
-__attribute__((target("avx2"))) static void fill_avx2(batch_t *b, const uint64_t lo[4], const uint64_t hi[4],
-                                                      uint64_t pass, int32_t s0, uint32_t keep)
+__attribute__((target("avx2"))) static void planes_avx2(uint32_t (*w)[4], const uint64_t lo[4], const uint64_t hi[4],
+                                                        uint64_t pass, uint32_t keep)
 {
     const __m256i vlo = _mm256_loadu_si256((const __m256i *)lo), vhi = _mm256_loadu_si256((const __m256i *)hi);
     const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6), k64 = _mm256_set1_epi64x(64);
     const __m128i vkeep = _mm_set1_epi32((int)keep);
-    for (; pass; pass &= pass - 1) {
+    for (; pass; pass &= pass - 1, w++) {
         unsigned k = (unsigned)__builtin_ctzll(pass);
-        int i = b->n++;
-        b->start[i] = s0 + (int32_t)k;
         __m256i vk = _mm256_set1_epi64x(k);
-        __m256i w = _mm256_or_si256(_mm256_srlv_epi64(vlo, vk), _mm256_sllv_epi64(vhi, _mm256_sub_epi64(k64, vk)));
-        __m128i w32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(w, low_halves));
-        _mm_storeu_si128((__m128i *)b->w[SLOT(0)][i], _mm_and_si128(w32, vkeep));
+        __m256i x = _mm256_or_si256(_mm256_srlv_epi64(vlo, vk), _mm256_sllv_epi64(vhi, _mm256_sub_epi64(k64, vk)));
+        __m128i x32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(x, low_halves));
+        _mm_storeu_si128((__m128i *)*w, _mm_and_si128(x32, vkeep));
     }
 }
 #endif
 
-/* The planes of the windows beside the anchors batched from `from` on, at
- * the group's other shifts (bitmaps P have a word in front of position 0). */
-static void fill_beside(const mm_group_t *G, batch_t *b, int from, const uint64_t *const P[5])
+/* Append to b the windows of the anchors s0 + k for each bit k of pass, at
+ * every shift the group compares (bitmaps P have two words in front of
+ * position 0: an anchor from -64 on may be a block's, shifted left). */
+static void fill(const sg_mm_t *mm, const mm_group_t *G, batch_t *b, const uint64_t *const P[5], int64_t s0,
+                 uint64_t pass, uint32_t keep)
 {
+    const int from = b->n;
+    for (uint64_t x = pass; x; x &= x - 1) b->start[b->n++] = (int32_t)(s0 + __builtin_ctzll(x));
     for (int s = -SG_MAX_BULGE; s <= SG_MAX_BULGE; s++) {
-        if (!s || !(G->slots >> SLOT(s) & 1)) continue;
-        for (int i = from; i < b->n; i++)
-            for (int p = 0; p < 4; p++)
-                b->w[SLOT(s)][i][p] = (uint32_t)bits_at(P[p] - 1, (size_t)(b->start[i] + s + 64));
+        if (!(G->slots >> SLOT(s) & 1)) continue;
+        uint64_t lo[4], hi[4];
+        for (int p = 0; p < 4; p++) {
+            lo[p] = bits_at(P[p] - 2, (size_t)(s0 + s + 128));
+            hi[p] = bits_at(P[p] - 2, (size_t)(s0 + s + 192));
+        }
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (mm->avx2) planes_avx2(b->w[SLOT(s)] + from, lo, hi, pass, s ? ~0u : keep);
+        else
+#endif
+            planes_any(b->w[SLOT(s)] + from, lo, hi, pass, s ? ~0u : keep);
     }
 }
 
@@ -546,11 +574,12 @@ static uint64_t range_bits(int64_t s0, int64_t lo, int64_t hi)
 void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, const char *raw, size_t n_raw, size_t n, uint32_t base,
                 sg_hits_t *out)
 {
-    /* bitmaps over every byte a window of an anchor reads, a word in front
-     * (no base), and words for bits_at past the end; the fifth is any base (a PAM's N) */
-    size_t span = (n + mm->reach + 63) / 64 * 64, words = span / 64 + 3;
+    /* bitmaps over every byte a window of an anchor reads, two words in
+     * front (no base), and words for bits_at past the end; the fifth is any
+     * base (a PAM's N) */
+    size_t span = (n + mm->reach + 63) / 64 * 64, words = span / 64 + 4;
     uint64_t *store = sg_calloc(6 * words, sizeof *store), *P[5];
-    for (int b = 0; b < 5; b++) P[b] = store + b * words + 1;
+    for (int b = 0; b < 5; b++) P[b] = store + b * words + 2;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (mm->avx2) bitmaps_avx2(enc, span, P);
     else
@@ -561,7 +590,7 @@ void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, const char *raw, size_t n
     /* the positions that are no text: in front, separators, past the end */
     uint64_t *S = store + 5 * words + 1;
     S[-1] = ~0ull;
-    no_text(raw, n_raw, words - 1, S);
+    no_text(raw, n_raw, words - 2, S);
     const site_ctx_t x = {S, (int64_t)n, base};
     batch_t *batch = sg_malloc(sizeof *batch);
     uint64_t *pass_w = sg_malloc(((n + SG_MAX_BULGE + 63) / 64 + 3) * sizeof *pass_w);
@@ -581,23 +610,11 @@ void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, const char *raw, size_t n
                 continue;
             }
             if (!pass) continue;
-            /* the planes of the windows at s0 + k (k < 64, len <= 32) lie in two words of each bitmap */
-            uint64_t lo[4], hi[4];
-            for (int b = 0; b < 4; b++) {
-                lo[b] = cP[b][w];
-                hi[b] = cP[b][w + 1];
-            }
             if (batch->n + 64 > BATCH) {
                 mm->cmp32(G, batch, &x, out);
                 batch->n = 0;
             }
-            int from = batch->n;
-#if defined(__x86_64__) && defined(__GNUC__)
-            if (mm->avx2) fill_avx2(batch, lo, hi, pass, (int32_t)s0, keep);
-            else
-#endif
-                fill_any(batch, lo, hi, pass, (int32_t)s0, keep);
-            if (G->n_var) fill_beside(G, batch, from, cP);
+            fill(mm, G, batch, cP, s0, pass, keep);
         }
         if (batch->n) mm->cmp32(G, batch, &x, out);
     }

@@ -7,6 +7,7 @@
  *   V_LOAD(p)     CMP_LANES words from p       V_SET1(x)  x in every lane
  *   V_AND, V_OR   bitwise                      V_ANDNOT(a, b)  ~a & b
  *   V_LE(x, lim)  a bit per lane whose popcount(x) <= lim
+ *   FINISH        the function that decides a window's lanes that may hit
  *
  * A batch of windows meets the group's patterns a vector at a time: the
  * pattern vectors stay in registers while the windows stream past, and a
@@ -33,7 +34,7 @@ static CMP_ATTR void CMP_FN(const mm_group_t *G, const batch_t *b, const site_ct
                 const vec_t far = MISMATCHES(b->w[SLOT(g->far)][k]);
                 maybe |= V_LE(V_AND(near, far), lim[g->skip]);
             }
-            if (__builtin_expect(maybe != 0, 0)) finish(G, b, k, i, maybe, x, out);
+            if (__builtin_expect(maybe != 0, 0)) FINISH(G, b, k, i, maybe, x, out);
         }
 #undef MISMATCHES
     }
