@@ -80,18 +80,6 @@ check_backend() {
     done
 }
 
-# gpu_backends: the GPU backends that are here (one that SEQGPU_REQUIRE names and is absent fails)
-gpu_backends() {
-    local be why
-    for be in cuda opencl; do
-        if why=$(backend_absent $be); then
-            backend_required $be && fail "SEQGPU_REQUIRE names $be, but $why"
-            continue
-        fi
-        echo $be
-    done
-}
-
 @test "mismatches: the GPU backends give the brute force's bytes" {
     local bes
     bes=$(gpu_backends)

@@ -442,6 +442,8 @@ def find_bulges(a, motifs, inputs):
                     if a.format == 'casoffinder3' and strand == '.':
                         shown = [x for x in '+-' if a.strand in ('both', x)]
                     for st in shown:
+                        if strand == '.' and st == '-':  # the other strand's view of the alignment: mirrored
+                            cols = [(len(m.window) - 1 - k if k is not None else None, kind) for k, kind in reversed(cols)]
                         rna, dna = rows(m, cols, site_text, st, m.query if a.format == 'casoffinder3' else m.shown,
                                         a.skip_masked)
                         sc = ''
