@@ -369,8 +369,8 @@ int sg_motif_set_bulges(sg_motif_set_t *ms, int dna, int rna, char *err, size_t 
 int sg_motif_guides_carry_pam(const sg_motif_set_t *ms)
 {
     /* a PAM of N only (NNN) is carried by any guide: no sign of a mistake */
-    if (!ms->n_motif || (!ms->pam5 && !ms->pam3) || strspn(ms->pam5 ? ms->pam5 : ms->pam3, "Nn") == strlen(ms->pam5 ? ms->pam5 : ms->pam3))
-        return 0;
+    int telling = (ms->pam5 && ms->pam5[strspn(ms->pam5, "Nn")]) || (ms->pam3 && ms->pam3[strspn(ms->pam3, "Nn")]);
+    if (!ms->n_motif || !telling) return 0;
     for (int i = 0; i < ms->n_motif; i++)
         if ((ms->pam5 && !carries_pam(ms->motif[i].seq, ms->pam5, 0)) || (ms->pam3 && !carries_pam(ms->motif[i].seq, ms->pam3, 1)))
             return 0;

@@ -180,6 +180,20 @@ has() { awk -F'\t' -v t="$1" '$7 == t' "$T/want" | grep -q . || fail "no $1 site
     done
 }
 
+@test "bulges: parts 1..N of a run, concatenated, are the whole run" {
+    $OFF gen --seed 59 --records 5 --length 4000 --guides 4 --max-mm 3 --bulges 2 "$T/g.fa" "$T/guides"
+    seqgpu find -q -f "$T/guides" -M 3 --pam NGG --dna-bulge 2 --rna-bulge 2 -F casoffinder3 "$T/g.fa" > "$T/whole" ||
+        fail "whole run"
+    for n in 3 7; do
+        : > "$T/parts"
+        for i in $(seq 1 $n); do
+            seqgpu find -q --part $i/$n -f "$T/guides" -M 3 --pam NGG --dna-bulge 2 --rna-bulge 2 -F casoffinder3 \
+                "$T/g.fa" >> "$T/parts" || fail "part $i/$n"
+        done
+        cmp -s "$T/whole" "$T/parts" || { diff "$T/whole" "$T/parts" | head; fail "$n parts differ from the whole run"; }
+    done
+}
+
 @test "bulges: no site spans two records or runs past the last base; sites at the records' ends" {
     # g with an RNA bulge (its 8th base unpaired) split over two records, and whole at both ends of one
     local g=ACGTTGCAACGGTACCATGA x
