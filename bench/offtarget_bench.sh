@@ -57,6 +57,8 @@ norm() {
         if (toupper(substr($4, 21, 3)) ~ /[^ACGT]/) next; print}' "$1" | LC_ALL=C sort
 }
 rows() { grep -vc '^#' "$1" || true; }
+# peer_run NAME BIN INPUT DEVICE OUT: "seconds rss" of one run of a Cas-OFFinder
+peer_run() { REPEATS=1; rm -f "$5"; run "$@"; }
 
 echo "# off-target search on $(uname -n): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) CPUs;" \
     "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
@@ -80,20 +82,14 @@ for n in $GUIDES; do
             co_t="" peer=""
             if [ "$bulged" = 0 ] && [ -n "$CASOFF" ]; then
                 peer="Cas-OFFinder 2.4.1 $CASOFF_DEV"
-                reps=$REPEATS; REPEATS=1
-                rm -f "$BENCH_DIR/casoff_$case.out"
-                set -- $(run casoff_run_$case "$CASOFF" "$input" "$CASOFF_DEV" "$BENCH_DIR/casoff_$case.out")
-                REPEATS=$reps
+                set -- $(peer_run casoff_run_$case "$CASOFF" "$input" "$CASOFF_DEV" "$BENCH_DIR/casoff_$case.out")
                 co_t=$1
                 norm "$BENCH_DIR/casoff_$case.out" > "$BENCH_DIR/casoff_$case.cmp"
                 printf '| %s | %s | %s | %s | %s | %s | %s | 1.0 |\n' "$n" "$m" "$b" "$peer" "$1" "$2" \
                     "$(wc -l < "$BENCH_DIR/casoff_$case.cmp")"
             elif [ -n "$CASOFF3" ] && [ "$n" -le "$CASOFF3_MAX" ]; then
                 peer="Cas-OFFinder 3 $CASOFF3_DEV"
-                reps=$REPEATS; REPEATS=1
-                rm -f "$BENCH_DIR/casoff3_$case.out"
-                set -- $(run casoff3_run_$case "$CASOFF3" "$input" "$CASOFF3_DEV" "$BENCH_DIR/casoff3_$case.out")
-                REPEATS=$reps
+                set -- $(peer_run casoff3_run_$case "$CASOFF3" "$input" "$CASOFF3_DEV" "$BENCH_DIR/casoff3_$case.out")
                 co_t=$1
                 printf '| %s | %s | %s | %s | %s | %s | %s | 1.0 |\n' "$n" "$m" "$b" "$peer" "$1" "$2" \
                     "$(rows "$BENCH_DIR/casoff3_$case.out")"

@@ -276,6 +276,17 @@ __device__ __forceinline__ uint32_t block_first(uint32_t cnt, uint32_t *warp_sum
     return warp_sum[warp] + incl - cnt;
 }
 
+// This thread's list entries first .. first + cnt - 1 (one per bit of pass)
+// that fall in the round of kCap from r0 on: put(entry in the round, bit).
+template <uint32_t kCap, typename Put>
+__device__ __forceinline__ void list_round(uint32_t pass, uint32_t first, uint32_t cnt, uint32_t r0, Put put)
+{
+    if (!cnt || first >= r0 + kCap || first + cnt <= r0) return;
+    uint32_t idx = first;
+    for (uint32_t b = pass; b; b &= b - 1, idx++)
+        if (idx >= r0 && idx < r0 + kCap) put(idx - r0, (uint32_t)__ffs(b) - 1);
+}
+
 __device__ __forceinline__ uint32_t mismatches(uint4 w, uint32_t gA, uint32_t gC, uint32_t gG, uint32_t gT, uint32_t C)
 {
     return C & ~((w.x & gA) | (w.y & gC) | (w.z & gG) | (w.w & gT));
@@ -314,16 +325,11 @@ __global__ void __launch_bounds__(kThreads) k_mm32(const sg_dscan_t a)
             const uint32_t keep = G.len >= 32 ? ~0u : (1u << G.len) - 1;
             const uint32_t *pl = a.mm_planes + G.plane_off;
             for (uint32_t r0 = 0; r0 < total; r0 += kMMCap) {
-                if (cnt && first < r0 + kMMCap && first + cnt > r0) {
-                    uint32_t idx = first;
-                    for (uint32_t b = pass; b; b &= b - 1, idx++) {
-                        if (idx < r0 || idx >= r0 + kMMCap) continue;
-                        const uint32_t k = __ffs(b) - 1;
-                        cand_start[idx - r0] = 32 * wd + k;
-                        cand_w[idx - r0] = make_uint4(plane_bits(plane[0], wd, k) & keep, plane_bits(plane[1], wd, k) & keep,
-                                                      plane_bits(plane[2], wd, k) & keep, plane_bits(plane[3], wd, k) & keep);
-                    }
-                }
+                list_round<kMMCap>(pass, first, cnt, r0, [&](uint32_t at, uint32_t k) {
+                    cand_start[at] = 32 * wd + k;
+                    cand_w[at] = make_uint4(plane_bits(plane[0], wd, k) & keep, plane_bits(plane[1], wd, k) & keep,
+                                            plane_bits(plane[2], wd, k) & keep, plane_bits(plane[3], wd, k) & keep);
+                });
                 __syncthreads();
                 const uint32_t n_c = min(total - r0, (uint32_t)kMMCap);
                 for (uint32_t g0 = 0; g0 < G.n_pat; g0 += blockDim.x) {
@@ -391,20 +397,15 @@ __global__ void __launch_bounds__(kThreads) k_mm32_bulge(const sg_dscan_t a)
             const uint32_t first = block_first(cnt, warp_sum, &total);
             const uint32_t *pl = a.mm_planes + G.plane_off;
             for (uint32_t r0 = 0; r0 < total; r0 += kBulgeCap) {
-                if (cnt && first < r0 + kBulgeCap && first + cnt > r0) {
-                    uint32_t idx = first;
-                    for (uint32_t b = pass; b; b &= b - 1, idx++) {
-                        if (idx < r0 || idx >= r0 + kBulgeCap) continue;
-                        const uint32_t k = __ffs(b) - 1;
-                        cand_start[idx - r0] = 32 * wd + k;
+                list_round<kBulgeCap>(pass, first, cnt, r0, [&](uint32_t at, uint32_t k) {
+                    cand_start[at] = 32 * wd + k;
 #pragma unroll
-                        for (int sl = 0; sl < kSlots; sl++) {
-                            const uint32_t off = 32 + k + sl - SG_MAX_BULGE; // the window at anchor + shift
-                            cand_w[idx - r0][sl] = make_uint4(plane_bits(plane[0], wd, off), plane_bits(plane[1], wd, off),
-                                                              plane_bits(plane[2], wd, off), plane_bits(plane[3], wd, off));
-                        }
+                    for (int sl = 0; sl < kSlots; sl++) {
+                        const uint32_t off = 32 + k + sl - SG_MAX_BULGE; // the window at anchor + shift
+                        cand_w[at][sl] = make_uint4(plane_bits(plane[0], wd, off), plane_bits(plane[1], wd, off),
+                                                    plane_bits(plane[2], wd, off), plane_bits(plane[3], wd, off));
                     }
-                }
+                });
                 __syncthreads();
                 const uint32_t n_c = min(total - r0, (uint32_t)kBulgeCap), n_pat32 = (G.n_pat + 31) & ~31u;
                 for (uint32_t g0 = 0; g0 < n_pat32; g0 += blockDim.x) {

@@ -299,7 +299,7 @@ __attribute__((target("popcnt"))) static void finish_popcnt(const mm_group_t *G,
 #define CMP_ATTR
 #define CMP_LANES 1
 #define FINISH finish
-typedef uint32_t vec_t;
+#define vec_t uint32_t
 #define V_LOAD(p) (*(p))
 #define V_SET1(x) (x)
 #define V_AND(a, b) ((a) & (b))
@@ -307,16 +307,6 @@ typedef uint32_t vec_t;
 #define V_ANDNOT(a, b) (~(a) & (b))
 #define V_LE(x, lim) ((unsigned)((uint32_t)__builtin_popcount(x) <= (lim)))
 #include "find_mm_cmp.h"
-#undef CMP_FN
-#undef CMP_ATTR
-#undef CMP_LANES
-#undef FINISH
-#undef V_LOAD
-#undef V_SET1
-#undef V_AND
-#undef V_OR
-#undef V_ANDNOT
-#undef V_LE
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -346,17 +336,6 @@ __attribute__((target("avx2"))) static inline unsigned le_avx2(__m256i x, __m256
 #define V_ANDNOT _mm256_andnot_si256
 #define V_LE le_avx2
 #include "find_mm_cmp.h"
-#undef CMP_FN
-#undef CMP_ATTR
-#undef CMP_LANES
-#undef FINISH
-#undef vec_t
-#undef V_LOAD
-#undef V_SET1
-#undef V_AND
-#undef V_OR
-#undef V_ANDNOT
-#undef V_LE
 
 #define CMP_FN cmp32_avx512
 #define CMP_ATTR __attribute__((target("avx512f,avx512vpopcntdq,popcnt")))
@@ -370,17 +349,6 @@ __attribute__((target("avx2"))) static inline unsigned le_avx2(__m256i x, __m256
 #define V_ANDNOT _mm512_andnot_si512
 #define V_LE(x, lim) ((unsigned)_mm512_cmple_epu32_mask(_mm512_popcnt_epi32(x), (lim)))
 #include "find_mm_cmp.h"
-#undef CMP_FN
-#undef CMP_ATTR
-#undef CMP_LANES
-#undef FINISH
-#undef vec_t
-#undef V_LOAD
-#undef V_SET1
-#undef V_AND
-#undef V_OR
-#undef V_ANDNOT
-#undef V_LE
 
 /* SEQGPU_CPU_SIMD=none, avx2 or avx512 caps the instruction set (tests
  * compare the paths); another value is said once and ignored. */

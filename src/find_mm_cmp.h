@@ -8,6 +8,7 @@
  *   V_AND, V_OR   bitwise                      V_ANDNOT(a, b)  ~a & b
  *   V_LE(x, lim)  a bit per lane whose popcount(x) <= lim
  *   FINISH        the function that decides a window's lanes that may hit
+ * (undefined again at its end, for the next instruction set)
  *
  * A batch of windows meets the group's patterns a vector at a time: the
  * pattern vectors stay in registers while the windows stream past, and a
@@ -39,3 +40,15 @@ static CMP_ATTR void CMP_FN(const mm_group_t *G, const batch_t *b, const site_ct
 #undef MISMATCHES
     }
 }
+
+#undef CMP_FN
+#undef CMP_ATTR
+#undef CMP_LANES
+#undef FINISH
+#undef vec_t
+#undef V_LOAD
+#undef V_SET1
+#undef V_AND
+#undef V_OR
+#undef V_ANDNOT
+#undef V_LE
