@@ -137,6 +137,7 @@ for n in $GUIDES; do
 done
 echo
 for f in "$BENCH_DIR"/stats_*_g*_m*.json; do
+    case $f in *_mqc.json) continue ;; esac # the MultiQC file beside each --stats
     [ -e "$f" ] || continue
     python3 - "$f" <<'PY'
 import json, os, sys
