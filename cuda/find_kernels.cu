@@ -233,8 +233,9 @@ __device__ __forceinline__ void load_planes(const uint8_t *text, uint64_t n_text
     }
 }
 
-// The starts among the 32 of word wd (bits `live`) where the group's PAM is.
-__device__ __forceinline__ uint32_t pam_pass(const sg_dscan_t &a, const sg_dmm_group_t &G, const uint32_t (*plane)[1],
+// The starts among the 32 of word wd (bits `live`) where the group's PAM is;
+// the base bitmaps are stride words apart from plane on.
+__device__ __forceinline__ uint32_t pam_pass(const sg_dscan_t &a, const sg_dmm_group_t &G, const uint32_t *plane,
                                              int stride, int wd, uint32_t live)
 {
     for (uint32_t k = 0; k < G.n_pam && live; k++) {
@@ -242,7 +243,7 @@ __device__ __forceinline__ uint32_t pam_pass(const sg_dscan_t &a, const sg_dmm_g
         uint32_t in = 0;
 #pragma unroll
         for (int b = 0; b < 4; b++)
-            if (set >> b & 1) in |= plane_bits(&plane[0][0] + b * stride, wd, pos);
+            if (set >> b & 1) in |= plane_bits(plane + b * stride, wd, pos);
         live &= in;
     }
     return live;
@@ -310,7 +311,7 @@ __global__ void __launch_bounds__(kThreads) k_mm32(const sg_dscan_t a)
             const sg_dmm_group_t G = a.mm_groups[g];
             uint32_t pass = 0;
             if (s0 < a.n_start) {
-                pass = pam_pass(a, G, (const uint32_t(*)[1])plane, kMMPlaneWords, wd,
+                pass = pam_pass(a, G, &plane[0][0], kMMPlaneWords, wd,
                                 a.n_start - s0 >= 32 ? ~0u : (1u << (a.n_start - s0)) - 1);
                 const uint32_t span = G.len >= 32 ? ~0u : (1u << G.len) - 1;
                 for (uint32_t b = pass; b; b &= b - 1) { // no window spans a separator
@@ -389,7 +390,7 @@ __global__ void __launch_bounds__(kThreads) k_mm32_bulge(const sg_dscan_t a)
             sg_gap_t gap[SG_VARIANTS];
 #pragma unroll
             for (int v = 0; v < SG_VARIANTS; v++) gap[v] = a.mm_gaps[g * SG_VARIANTS + v];
-            const uint32_t pass = s0 < a.n_anchor ? pam_pass(a, G, (const uint32_t(*)[1])plane, kMMPlaneWords + 2, wd + 1,
+            const uint32_t pass = s0 < a.n_anchor ? pam_pass(a, G, &plane[0][0], kMMPlaneWords + 2, wd + 1,
                                                              a.n_anchor - s0 >= 32 ? ~0u : (1u << (a.n_anchor - s0)) - 1)
                                                   : 0;
             const uint32_t cnt = __popc(pass);
