@@ -243,10 +243,10 @@ write_casoff() {
     run seqgpu find --cas-offinder "$T/in.txt"
     assert_failure 1
     assert_output --partial "invalid letter 'X'"
-    printf '%s\nNNNNNNNGG 1 1\nACGTACGNN 2\n' "$T/gen" > "$T/in.txt"
+    printf '%s\nNNNNNNNGG 1\nACGTACGNN 2\n' "$T/gen" > "$T/in.txt"
     run seqgpu find --cas-offinder "$T/in.txt"
     assert_failure 1
-    assert_output --partial "bulge"
+    assert_output --partial "DNA_BULGE RNA_BULGE"
     write_casoff "$T/gen" NNNNNNNGG 2 ACGTACGNN
     run seqgpu find --cas-offinder "$T/in.txt" -m ACGT
     assert_failure 1
