@@ -146,8 +146,9 @@ inline uint window_mismatches(__global const uchar *text, long a, __global const
  * the far window's shift and the site's start from the anchor, the site's
  * length less the window's, the unpaired guide bases, the cuts lo..hi, and
  * whether the PAM is on the left. A variant's mismatches at cut c are
- * popcount(low & below(c)) + popcount(high >> (c + skip)); a site whose
- * best cut is within the limit, starting in [0, n_start), is a hit. */
+ * popcount(low & below(c)) + popcount(high >> (c + skip)), at least
+ * popcount(near & far) - skip; a site whose best cut is within the limit,
+ * starting in [0, n_start), is a hit. */
 __kernel void find_bulges(__global const uchar *text, const ulong n_start, const ulong n_anchor, const uint back,
                           __global const uchar *masks, __global const uchar *pam, __global const int *pats,
                           const uint n_pats, const uint fold, __global ulong *hits, volatile __global uint *count,
@@ -167,6 +168,7 @@ __kernel void find_bulges(__global const uchar *text, const ulong n_start, const
             const long t = a + V[2];
             if (V[0] < 0 || t < 0 || t >= (long)n_start) continue;
             const uint far = window_mismatches(text, a + V[1], masks, pam, off, len, fold);
+            if ((int)popcount(near & far) - V[4] > (int)lim) continue; /* the lower bound of every cut */
             const uint low = V[7] ? near : far, high = V[7] ? far : near;
             uint best = lim + 1;
             for (int c = V[5]; c <= V[6]; c++) {

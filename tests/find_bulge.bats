@@ -164,7 +164,7 @@ has() { awk -F'\t' -v t="$1" '$7 == t' "$T/want" | grep -q . || fail "no $1 site
     local bes
     bes=$(gpu_backends)
     [ -n "$bes" ] || skip "no GPU backend here: $(backend_absent cuda); $(backend_absent opencl)"
-    $OFF gen --seed 57 --records 8 --length 20000 --guides 24 --max-mm 3 --bulges 2 "$T/g.fa" "$T/guides"
+    $OFF gen --seed 57 --records 6 --length 6000 --guides 8 --max-mm 3 --bulges 2 "$T/g.fa" "$T/guides"
     printf '>short\n%s\n' "$(awk -F'\t' 'NR == 1 {print substr($2, 1, 7) substr($2, 9) "TGG"}' "$T/guides")" >> "$T/g.fa"
     for be in $bes; do
         use_backend $be
