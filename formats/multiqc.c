@@ -85,6 +85,60 @@ static void spectrum_range(const sg_spectrum_t *sp, int *lo, int *hi)
     if (*hi < *lo) *hi = *lo;
 }
 
+/* A table cell: no tab or line break, and no '#' first (a comment line to MultiQC). */
+static void put_cell(FILE *fp, const char *s)
+{
+    for (const char *p = s; *p; p++) fputc(*p == '\t' || *p == '\n' || *p == '\r' || (p == s && *p == '#') ? ' ' : *p, fp);
+}
+
+void sg_mqc_guides(FILE *fp, const sg_motif_set_t *ms, const sg_guide_tally_t *t, int scored)
+{
+    static const char *const type[3] = {"X", "DNA", "RNA"};
+    const int searched[3] = {1, ms->dna_bulge > 0, ms->rna_bulge > 0};
+    int max_mm = 0;
+    for (int m = 0; m < ms->n_motif; m++)
+        if (ms->motif[m].max_mm > max_mm) max_mm = ms->motif[m].max_mm;
+    fputs("# id: 'seqgpu_find_guides'\n"
+          "# parent_id: 'seqgpu'\n# parent_name: 'seqgpu'\n"
+          "# parent_description: 'Motif hits (seqgpu find) and k-mer spectra and cyclic repeats (seqgpu scc).'\n"
+          "# section_name: 'find: off-targets per guide'\n"
+          "# description: 'The sites of each guide by bulge type (X none, DNA, RNA) and mismatches, and the guide "
+          "specificities as CRISPOR gives them: 100 x 100 / (100 + the MIT or CFD scores of its off-targets), "
+          "rounded (seqgpu find --guide-summary).'\n"
+          "# plot_type: 'table'\n"
+          "# pconfig:\n#     id: 'seqgpu_find_guides_table'\n#     title: 'seqgpu find: off-targets per guide'\n"
+          "#     namespace: 'seqgpu find'\n"
+          "# headers:\n"
+          "#     sequence: {title: 'guide', description: 'the guide and its PAM'}\n"
+          "#     sites: {title: 'sites', description: 'all its sites, the on-target included', format: '{:,.0f}'}\n"
+          "#     mit_specificity: {title: 'MIT specificity', min: 0, max: 100, scale: 'RdYlGn', format: '{:,.0f}'}\n"
+          "#     cfd_specificity: {title: 'CFD specificity', min: 0, max: 100, scale: 'RdYlGn', format: '{:,.0f}'}\n"
+          "#     offtargets: {title: 'scored off-targets', description: 'the sites in the sums: CRISPOR counts "
+          "mismatch-only sites with NGG, or NAG or NGA and an MIT score of at least 1, but the on-target', "
+          "format: '{:,.0f}'}\n"
+          "#     mit_sum: {title: 'MIT sum', hidden: true}\n#     cfd_sum: {title: 'CFD sum', hidden: true}\n"
+          "guide\tsequence\tsites", fp);
+    for (int k = 0; k < 3; k++)
+        for (int mm = 0; searched[k] && mm <= max_mm; mm++) fprintf(fp, "\t%s_%dmm", type[k], mm);
+    fputs("\tmit_specificity\tcfd_specificity\tofftargets\tmit_sum\tcfd_sum\n", fp);
+    for (int m = 0; m < ms->n_motif; m++) {
+        uint64_t all = 0;
+        for (int k = 0; k < 3; k++)
+            for (int mm = 0; mm <= SG_MAX_MISMATCHES; mm++) all += t[m].sites[k][mm];
+        put_cell(fp, ms->motif[m].name);
+        fputc('\t', fp);
+        put_cell(fp, ms->motif[m].window);
+        fprintf(fp, "\t%llu", (unsigned long long)all);
+        for (int k = 0; k < 3; k++)
+            for (int mm = 0; searched[k] && mm <= max_mm; mm++) fprintf(fp, "\t%llu", (unsigned long long)t[m].sites[k][mm]);
+        if (scored)
+            fprintf(fp, "\t%d\t%d\t%llu\t%.6f\t%.6f\n", sg_specificity(t[m].mit_sum), sg_specificity(t[m].cfd_sum),
+                    (unsigned long long)t[m].counted, t[m].mit_sum, t[m].cfd_sum);
+        else
+            fputs("\tNA\tNA\tNA\tNA\tNA\n", fp);
+    }
+}
+
 void sg_mqc_spectrum(FILE *fp, const char *sample, const sg_spectrum_t *sp)
 {
     int lo, hi;
@@ -106,12 +160,6 @@ void sg_mqc_spectrum(FILE *fp, const char *sample, const sg_spectrum_t *sp)
     fputs(": {", fp);
     for (int c = lo; c <= hi; c++) fprintf(fp, "%s\"%d\": %llu", c > lo ? ", " : "", c, (unsigned long long)sp->hist[c]);
     fputs("}\n  }\n}\n", fp);
-}
-
-/* A table cell: no tab or line break, and no '#' first (a comment line to MultiQC). */
-static void put_cell(FILE *fp, const char *s)
-{
-    for (const char *p = s; *p; p++) fputc(*p == '\t' || *p == '\n' || *p == '\r' || (p == s && *p == '#') ? ' ' : *p, fp);
 }
 
 void sg_mqc_repeats(FILE *fp, const char *sample, const sg_repeats_t *rp)

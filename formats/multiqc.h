@@ -1,7 +1,8 @@
 /* MultiQC custom content: files named *_mqc.json and *_mqc.tsv, which
  * `multiqc .` (1.14 on) finds in a results folder and shows as one
- * "seqgpu" section: find's hits per motif and run (a bar graph), scc's
- * k-mer spectrum (a line graph) and repeats (a table). Files of several
+ * "seqgpu" section: find's hits per motif and run (a bar graph) and its
+ * off-targets per guide (a table), scc's k-mer spectrum (a line graph) and
+ * repeats (a table). Files of several
  * samples and runs merge into the same plots. Write errors are the
  * caller's to check. */
 #ifndef SG_MULTIQC_H
@@ -11,6 +12,7 @@
 #include <stdio.h>
 
 #include "../src/find_motif.h"
+#include "../src/find_score.h"
 #include "../src/scc_coverage.h"
 #include "../src/scc_repeats.h"
 
@@ -30,6 +32,14 @@ char *sg_mqc_beside(const char *stats, const char *sample, const char *suffix);
  * @param hits  hits[f * ms->n_motif + m]: motif m's in input f
  */
 void sg_mqc_find(FILE *fp, const sg_motif_set_t *ms, const uint64_t *hits, int n_inputs, const char *sample);
+
+/**
+ * find --guide-summary: a row per guide, its sites by bulge type and
+ * mismatches, and its MIT and CFD specificities as CRISPOR gives them (NA
+ * unless scored: every motif can be scored).
+ * @param t  t[m]: motif m's tally
+ */
+void sg_mqc_guides(FILE *fp, const sg_motif_set_t *ms, const sg_guide_tally_t *t, int scored);
 
 /** scc: the spectrum of one sample, over the counts that a linear plot shows
  * (MultiQC's flat report draws linear axes): from the trough after the

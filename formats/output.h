@@ -11,23 +11,30 @@
 #include "../src/chunk.h"
 #include "../src/find_hits.h"
 #include "../src/find_motif.h"
+#include "../src/find_score.h"
 #include "outfile.h"
 
 /* SG_OUT_COUNT_FILE: -F count --by-file, the hits of each input file, written
  * when all are read (sg_writer_files()) */
-typedef enum { SG_OUT_BED, SG_OUT_TSV, SG_OUT_COUNT, SG_OUT_CASOFFINDER, SG_OUT_COUNT_FILE } sg_outfmt_t;
+typedef enum { SG_OUT_BED, SG_OUT_TSV, SG_OUT_COUNT, SG_OUT_CASOFFINDER, SG_OUT_CASOFFINDER3, SG_OUT_COUNT_FILE } sg_outfmt_t;
 
-/** Parse "bed", "tsv", "count" or "casoffinder"; -1 if none. */
+/** Parse "bed", "tsv", "count", "casoffinder" or "casoffinder3"; -1 if none. */
 int sg_outfmt_parse(const char *s);
 
 /* With PAMs or mismatches (sg_motif_set_t.approx) the BED score is the
  * number of mismatches, and tsv's matched column is upper case with the
- * mismatched bases in lower case, followed by a mismatches column. */
+ * mismatched bases in lower case, followed by a mismatches column. With
+ * bulges, BED and tsv add the bulge type and size (and tsv the guide's row
+ * of the alignment); scores add their columns. */
 typedef struct {
     sg_outfmt_t fmt;
     const sg_motif_set_t *ms;
-    uint32_t *rank_pat; /* pattern index of each rank */
-    uint8_t enc[256];   /* base set of each text byte (sg_encode_table), to count mismatches */
+    uint32_t *rank_site;  /* pattern index << 3 | bulge variant, of each rank */
+    uint8_t enc[256];     /* base set of each text byte (sg_encode_table), to count mismatches */
+    int all_alignments;   /* every alignment of a site (tsv, casoffinder3), not the best only */
+    int scores;           /* SG_SCORE_* columns to print */
+    int tally;            /* tally each guide's sites for --guide-summary */
+    int scored;           /* every motif can be scored (sg_score_applies) */
 } sg_formatter_t;
 
 /* Records whose hits the writer keeps one by one, for find --summary: a
@@ -44,8 +51,11 @@ typedef struct {
     /* count format: counts of a first piece that continues a record, and of a
      * last piece whose record goes on; the writer adds them up across chunks */
     uint64_t *head, *tail;
+    sg_guide_tally_t *tally; /* each motif's sites, when the formatter tallies them */
 } sg_chunk_text_t;
 
+/** A formatter of format fmt for motif set ms; all_alignments, scores and
+ * tally are set after it, before the first chunk. */
 void sg_formatter_init(sg_formatter_t *f, sg_outfmt_t fmt, const sg_motif_set_t *ms, int skip_masked);
 void sg_formatter_free(sg_formatter_t *f);
 
@@ -64,6 +74,7 @@ typedef struct {
     uint64_t *total, *total_pat, *file_total, *rec_total;
     char *rec_name[SG_SUMMARY_RECORDS];
     int n_files;
+    sg_guide_tally_t *tally; /* each motif's sites, when the formatter tallies them */
 } sg_writer_t;
 
 /** Start writing to an open output (its owner closes it): the header line,

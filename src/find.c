@@ -44,12 +44,23 @@ static void usage(FILE *fp)
 "      --pam SEQ          IUPAC PAM on the 3' side of every motif, matched exactly,\n"
 "                         never counted (SpCas9: NGG)\n"
 "      --pam-5 SEQ        IUPAC PAM on the 5' side of every motif (Cas12a: TTTV)\n"
-"      --cas-offinder FILE  take the genome folder, the pattern and the guides (each\n"
-"                         with its own limit and id) from a Cas-OFFinder input file\n"
+"      --cas-offinder FILE  take the genome folder, the pattern (and Cas-OFFinder 3's bulge\n"
+"                         sizes) and the guides (each with its own limit and id) from a\n"
+"                         Cas-OFFinder input file\n"
+"      --guides-include-pam  the guides are given with their PAM (as CRISPOR lists them): cut it off\n"
+"      --dna-bulge INT    also sites with a DNA bulge of up to INT bases (0 to 2): extra DNA\n"
+"                         bases, a gap in the guide                            [0]\n"
+"      --rna-bulge INT    also sites with an RNA bulge of up to INT bases (0 to 2): unpaired\n"
+"                         guide bases, a gap in the DNA                        [0]\n"
+"      --all-alignments   every placement of a site's gap (tsv, casoffinder3), not the best only\n"
+"      --score LIST       each site's off-target scores: cfd, mit or cfd,mit (20-nt guides, 3' PAM\n"
+"                         of 3 bases; MIT for sites without a bulge)\n"
+"      --guide-summary FILE  a TSV of each guide's sites by bulge type and mismatches, and its MIT\n"
+"                         and CFD specificities as CRISPOR gives them (MultiQC custom content)\n"
 "  -s, --strand STR       both | + | -                      [both]\n"
 "  -o, --output FILE      output file; FILE.gz or FILE.bgz is BGZF-compressed  [-]\n"
 "      --index, --write-index  also write a tabix index, FILE.gz.tbi (bed, -o FILE.gz)\n"
-"  -F, --format STR       bed | tsv | count | casoffinder   [bed]\n"
+"  -F, --format STR       bed | tsv | count | casoffinder | casoffinder3   [bed]\n"
 "      --by-file          -F count: a row per input file and motif, not per record\n"
 "                         (the hits of a FASTQ file rather than of each read)\n"
 "  -t, --threads INT      total threads                     [the CPUs it may use]\n"
@@ -78,21 +89,33 @@ static void usage(FILE *fp)
 "reverse complement is searched once and reported with strand '.'.\n"
 "With a PAM, the window is 5' PAM + motif + 3' PAM: PAM positions must match\n"
 "exactly, a motif position whose text base is not A/C/G/T or not in the letter's\n"
-"set is a mismatch, and a window with at most -M mismatches is a hit.\n"
+"set is a mismatch, and a window with at most -M mismatches is a hit. With bulges,\n"
+"a site is the window aligned with one gap, never in the PAM nor at the guide's\n"
+"PAM-distal end; its mismatches do not count the bulge. Each site (guide, strand,\n"
+"bulge type and size, span) is reported once, with its best alignment: fewest\n"
+"mismatches, then the gap farthest from the PAM.\n"
 "\n"
 "Formats:\n"
-"  bed          chrom, start (0-based), end, name, mismatches, strand\n"
+"  bed          chrom, start (0-based), end, name, mismatches, strand (with bulges: and the\n"
+"               bulge type X, DNA or RNA, and its size)\n"
 "  tsv          seqID, patternName, pattern, strand, start (1-based), end, matched (seqkit\n"
 "               locate); with -M or a PAM, matched is upper case with mismatched bases\n"
-"               in lower case, and a mismatches column follows\n"
+"               in lower case, and a mismatches column follows (with bulges: the bulge type\n"
+"               and size, and the guide's row of the alignment; gaps are '-')\n"
 "  count        seqID, patternName, hits: one row per record and motif\n"
 "               (--by-file: file, patternName, hits: one row per input file and motif)\n"
 "  casoffinder  query, record, start (0-based), site, strand, mismatches[, id]\n"
 "               (Cas-OFFinder 2.4)\n"
+"  casoffinder3 id, bulge type, crRNA, DNA, record, start (0-based), strand, mismatches,\n"
+"               bulge size (Cas-OFFinder 3)\n"
+"  --score adds cfd and mit columns (NA where a score is not defined)\n"
 "\n"
 "Examples:\n"
 "  seqgpu find -m GAATTC -m GGATCC genome.fa.gz > sites.bed\n"
 "  seqgpu find -f guides.txt -M 4 --pam NGG genome.fa > offtargets.bed\n"
+"  seqgpu find -f guides.txt -M 4 --pam NGG --dna-bulge 1 --rna-bulge 1 --score cfd,mit \\\n"
+"      --guide-summary guides_mqc.tsv -F tsv genome.fa > offtargets.tsv\n"
+
 "\n"
 SG_EXIT_STATUS_TEXT);
 }
@@ -146,9 +169,10 @@ static const char *step_names[N_STEPS] = {"read", "parse", "chunk", "scan", "wri
 typedef struct {
     char **inputs;
     int n_inputs;
-    const char *output, *stats, *backend, *kernel, *pam3, *pam5, *casoff;
+    const char *output, *stats, *backend, *kernel, *pam3, *pam5, *casoff, *guide_summary;
     sg_devices_t devices;
     int threads, skip_masked, quiet, verbose, strands, max_mm, index, summary, by_file;
+    int dna_bulge, rna_bulge, bulge_set, all_alignments, scores, with_pam;
     double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     sg_outfmt_t format;
     size_t chunk_size;
@@ -171,8 +195,9 @@ static void write_stats(FILE *fp, const find_opts_t *o, const find_ctx_t *ctx, c
         fputs(",\n  \"backend_choice\": ", fp);
         sg_json_str(fp, ctx->backend->why);
     }
-    fprintf(fp, ",\n  \"threads\": %d,\n  \"input_bytes\": %llu,\n  \"records\": %lld,\n  \"bases\": %llu,\n",
-            o->threads, (unsigned long long)sg_reader_bytes(ctx->in.reader), (long long)ctx->in.chunker.n_rec,
+    fprintf(fp, ",\n  \"threads\": %d,\n  \"dna_bulge\": %d,\n  \"rna_bulge\": %d,\n  \"input_bytes\": %llu,\n"
+                "  \"records\": %lld,\n  \"bases\": %llu,\n",
+            o->threads, ms->dna_bulge, ms->rna_bulge, (unsigned long long)sg_reader_bytes(ctx->in.reader), (long long)ctx->in.chunker.n_rec,
             (unsigned long long)ctx->bases);
     fputs("  \"motifs\": [\n", fp);
     for (int m = 0; m < ms->n_motif; m++) {
@@ -208,8 +233,16 @@ static int open_outputs(const find_opts_t *o, char *const *motif_files, int n_f,
     return r;
 }
 
-/* -o, --stats, --index, the MultiQC file */
-enum { N_OUTS = 4 };
+/* -o, --stats, --index, the MultiQC file, --guide-summary */
+enum { N_OUTS = 5 };
+
+/* --score: every motif can be scored; else the first that cannot, in err. */
+static int scoreable(const sg_motif_set_t *ms, char *err, size_t errsz)
+{
+    for (int m = 0; m < ms->n_motif; m++)
+        if (!sg_score_applies(&ms->motif[m], err, errsz)) return 0;
+    return 1;
+}
 
 static char stdin_name[] = "-";
 static char *stdin_input[] = {stdin_name};
@@ -222,7 +255,8 @@ static int usage_error(const char *fmt, const char *arg)
 int main_find(int argc, char **argv)
 {
     enum { OPT_DEVICE = 256, OPT_SKIP_MASKED, OPT_STATS, OPT_KERNEL, OPT_CHUNK, OPT_PAM, OPT_PAM5, OPT_CASOFF, OPT_INDEX,
-           OPT_PROGRESS, OPT_SUMMARY, OPT_PART, OPT_BY_FILE };
+           OPT_PROGRESS, OPT_SUMMARY, OPT_PART, OPT_BY_FILE, OPT_DNA_BULGE, OPT_RNA_BULGE, OPT_ALL_ALN, OPT_SCORE,
+           OPT_GUIDE_SUMMARY, OPT_WITH_PAM };
     static const struct option lopts[] = {
         {"motif", required_argument, NULL, 'm'},     {"motif-file", required_argument, NULL, 'f'},
         {"strand", required_argument, NULL, 's'},    {"output", required_argument, NULL, 'o'},
@@ -238,6 +272,10 @@ int main_find(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},           {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},            {"part", required_argument, NULL, OPT_PART},
         {"version", no_argument, NULL, 'V'},
+        {"dna-bulge", required_argument, NULL, OPT_DNA_BULGE}, {"rna-bulge", required_argument, NULL, OPT_RNA_BULGE},
+        {"all-alignments", no_argument, NULL, OPT_ALL_ALN}, {"score", required_argument, NULL, OPT_SCORE},
+        {"guide-summary", required_argument, NULL, OPT_GUIDE_SUMMARY},
+        {"guides-include-pam", no_argument, NULL, OPT_WITH_PAM},
         {NULL, 0, NULL, 0}};
     find_opts_t o = {.output = "-", .backend = "auto", .kernel = "auto", .strands = SG_STRAND_BOTH,
                      .format = SG_OUT_BED};
@@ -272,12 +310,30 @@ int main_find(int argc, char **argv)
             }
             o.max_mm = (int)v;
             break;
+        case OPT_DNA_BULGE:
+        case OPT_RNA_BULGE:
+            if (sg_parse_int(optarg, 0, SG_MAX_BULGE, &v) < 0) {
+                ret = usage_error("invalid bulge size '%s' (0 to 2)", optarg);
+                goto out;
+            }
+            *(c == OPT_DNA_BULGE ? &o.dna_bulge : &o.rna_bulge) = (int)v;
+            o.bulge_set = 1;
+            break;
+        case OPT_ALL_ALN: o.all_alignments = 1; break;
+        case OPT_SCORE:
+            if ((o.scores = sg_score_parse(optarg)) < 0) {
+                ret = usage_error("invalid --score '%s' (cfd, mit or cfd,mit)", optarg);
+                goto out;
+            }
+            break;
+        case OPT_GUIDE_SUMMARY: o.guide_summary = optarg; break;
+        case OPT_WITH_PAM: o.with_pam = 1; break;
         case OPT_PAM: o.pam3 = optarg; break;
         case OPT_PAM5: o.pam5 = optarg; break;
         case OPT_CASOFF: o.casoff = optarg; break;
         case 'F':
             if (sg_outfmt_parse(optarg) < 0) {
-                ret = usage_error("invalid format '%s' (bed, tsv, count or casoffinder)", optarg);
+                ret = usage_error("invalid format '%s' (bed, tsv, count, casoffinder or casoffinder3)", optarg);
                 goto out;
             }
             o.format = sg_outfmt_parse(optarg);
@@ -331,9 +387,10 @@ int main_find(int argc, char **argv)
     o.n_inputs = argc - optind;
     if (o.casoff) {
         /* the file names the genome, the pattern, the guides and their limits */
-        if (n_m + n_f || o.n_inputs || o.pam3 || o.pam5 || o.max_mm) {
-            ret = usage_error("%s", "--cas-offinder gives the genome, the PAM, the guides and their limits: "
-                                    "use it without -m, -f, -M, --pam, --pam-5 and input files");
+        if (n_m + n_f || o.n_inputs || o.pam3 || o.pam5 || o.max_mm || o.bulge_set || o.with_pam) {
+            ret = usage_error("%s", "--cas-offinder gives the genome, the PAM, the bulges, the guides and their limits: "
+                                    "use it without -m, -f, -M, --pam, --pam-5, --dna-bulge, --rna-bulge, "
+                                    "--guides-include-pam and input files");
             goto out;
         }
         if (sg_casoff_load(o.casoff, &ms, &co, err, sizeof err) < 0) {
@@ -343,6 +400,8 @@ int main_find(int argc, char **argv)
         }
         o.inputs = co.files;
         o.n_inputs = co.n_files;
+        o.dna_bulge = co.dna_bulge;
+        o.rna_bulge = co.rna_bulge;
     }
     if (n_m + n_f + !!o.casoff == 0) { ret = usage_error("%s", "no motif given: use -m SEQ or -f FILE"); goto out; }
     if (o.n_inputs == 0) {
@@ -373,11 +432,34 @@ int main_find(int argc, char **argv)
         ret = usage_error("%s", "--summary goes with -F count or --stats");
         goto out;
     }
+    if (o.format == SG_OUT_CASOFFINDER && (o.dna_bulge || o.rna_bulge || o.scores)) {
+        ret = usage_error("%s", "-F casoffinder (Cas-OFFinder 2.4's columns) has no bulge or score columns: "
+                                "take -F casoffinder3, tsv or bed");
+        goto out;
+    }
+    if (o.all_alignments && o.format != SG_OUT_TSV && o.format != SG_OUT_CASOFFINDER3) {
+        ret = usage_error("%s", "--all-alignments goes with -F tsv or -F casoffinder3 (the formats that show the "
+                                "alignment); bed and count give each site once");
+        goto out;
+    }
+    if (o.scores && o.format == SG_OUT_COUNT) {
+        ret = usage_error("%s", "--score adds columns to the sites: take -F bed, tsv or casoffinder3");
+        goto out;
+    }
+    if (o.guide_summary && o.part) {
+        ret = usage_error("%s", "--guide-summary: a part's summary is no summary of the whole; run it without --part");
+        goto out;
+    }
+    if (o.with_pam && !o.pam3 && !o.pam5) {
+        ret = usage_error("%s", "--guides-include-pam needs the PAM the guides carry: --pam or --pam-5");
+        goto out;
+    }
     if (sg_motif_set_window(&ms, o.pam5, o.pam3, o.max_mm, err, sizeof err) < 0) {
         sg_error("%s", err);
         ret = SG_EXIT_INPUT;
         goto out;
     }
+    ms.guides_include_pam = o.with_pam;
     /* the Cas-OFFinder file counts as an input, like the motif files */
     if (o.casoff) fopt[n_f] = (char *)o.casoff;
     if (o.index) {
@@ -391,7 +473,8 @@ int main_find(int argc, char **argv)
     sg_outfile_t outs[N_OUTS] = {{.what = "-o", .path = o.output, .threads = o.threads},
                                  {.what = "--stats", .path = o.stats},
                                  {.what = "--index", .path = index_path, .threads = o.threads, .index_of = &outs[0]},
-                                 {.what = "the MultiQC file of --stats", .path = mqc}};
+                                 {.what = "the MultiQC file of --stats", .path = mqc},
+                                 {.what = "--guide-summary", .path = o.guide_summary}};
     if ((ret = sg_exit_code(open_outputs(&o, fopt, n_f + !!o.casoff, outs, N_OUTS))) != SG_EXIT_OK) goto out;
     for (int i = 0; i < n_m; i++) {
         if (sg_motif_add(&ms, NULL, mopt[i], err, sizeof err) < 0) {
@@ -407,6 +490,16 @@ int main_find(int argc, char **argv)
             goto fail;
         }
     }
+    if (sg_motif_set_bulges(&ms, o.dna_bulge, o.rna_bulge, err, sizeof err) < 0 ||
+        (o.scores && !scoreable(&ms, err, sizeof err))) {
+        sg_error("%s", err);
+        ret = SG_EXIT_INPUT;
+        goto fail;
+    }
+    if (!o.with_pam && !o.casoff && sg_motif_guides_carry_pam(&ms))
+        sg_warn("every guide %s with a match of the PAM %s: if the guides are given with their PAM, add "
+                "--guides-include-pam (as they are, each window is the guide, its PAM and the PAM again)",
+                ms.pam3 ? "ends" : "begins", ms.pam3 ? ms.pam3 : ms.pam5);
     sg_motif_compile(&ms, o.strands);
     int pr = o.part ? sg_find_part_plan(o.inputs, o.n_inputs, o.part, o.n_parts, ms.max_len - 1, &part) : 0;
     if (pr < 0) {
@@ -429,6 +522,9 @@ int main_find(int argc, char **argv)
     }
     if (o.verbose && ctx.backend->why[0]) sg_info("%s", ctx.backend->why);
     sg_formatter_init(&ctx.fmt, o.by_file ? SG_OUT_COUNT_FILE : o.format, &ms, o.skip_masked);
+    ctx.fmt.all_alignments = o.all_alignments;
+    ctx.fmt.scores = o.scores;
+    ctx.fmt.tally = o.guide_summary != NULL;
     r = sg_writer_open(&ctx.writer, &outs[0], &ctx.fmt, o.part <= 1, o.n_inputs);
     size_t chunk = o.chunk_size ? o.chunk_size : ctx.backend->chunk_size;
     sg_input_init(&ctx.in, sg_reader_new(o.inputs, o.n_inputs, chunk, o.threads), ms.max_len - 1);
@@ -456,6 +552,7 @@ int main_find(int argc, char **argv)
     if (r == 0 && o.by_file) r = sg_writer_files(&ctx.writer, o.inputs);
     if (r == 0 && o.stats) write_stats(outs[1].fp, &o, &ctx, busy, wall);
     if (r == 0 && mqc) sg_mqc_find(outs[3].fp, &ms, ctx.writer.file_total, o.n_inputs, sample);
+    if (r == 0 && o.guide_summary) sg_mqc_guides(outs[4].fp, &ms, ctx.writer.tally, ctx.fmt.scored);
     if (r == 0) r = sg_outfiles_close(outs, N_OUTS);
     else sg_outfiles_discard(outs, N_OUTS);
     if (r == 0) {

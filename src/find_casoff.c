@@ -141,11 +141,16 @@ int sg_casoff_load(const char *path, sg_motif_set_t *ms, sg_casoff_t *co, char *
         int n = split(line.s, w, 3);
         if (n == 0) continue;
         if (!pattern.l) {
-            if (n != 1) {
-                snprintf(sub, sizeof sub, "the pattern line has %d words: seqgpu takes Cas-OFFinder 2's format, "
-                         "without bulge sizes", n);
+            /* Cas-OFFinder 3 adds the largest DNA and RNA bulges: one word or three */
+            long db = 0, rb = 0;
+            if (n == 2 || n > 3 || (n == 3 && (sg_parse_int(w[1], 0, SG_MAX_BULGE, &db) < 0 ||
+                                               sg_parse_int(w[2], 0, SG_MAX_BULGE, &rb) < 0))) {
+                snprintf(sub, sizeof sub, "expected the pattern alone, or 'pattern DNA_BULGE RNA_BULGE' with bulges "
+                         "of 0 to %d bases", SG_MAX_BULGE);
                 r = SG_ERR_INPUT;
             }
+            co->dna_bulge = (int)db;
+            co->rna_bulge = (int)rb;
             kputs(w[0], &pattern);
             continue;
         }

@@ -281,17 +281,23 @@ PY
     cd "$T/results"
     seqgpu find -q -f "$ROOT/examples/enzymes.tsv" --stats lambda.find.json -o lambda.bed "$LAMBDA" \
         "$ROOT/examples/lambda_reads.fq.gz"
+    # find --guide-summary: guides cut from lambda, their sites with bulges
+    python3 -c "
+import gzip, sys
+seq = ''.join(l.strip() for l in gzip.open(sys.argv[1], 'rt') if not l.startswith('>'))
+for i, at in enumerate((1000, 9000, 30000)): print('g%d\t%s' % (i, seq[at:at + 20]))" "$LAMBDA" > guides.tsv
+    seqgpu find -q -f guides.tsv -M 3 --pam NNN --dna-bulge 1 --rna-bulge 1 --guide-summary guides_mqc.tsv -o /dev/null "$LAMBDA"
     seqgpu scc -q -p tandem --stats tandem.scc.json "$TANDEM"
     seqgpu scc -q -p lambda --stats lambda.scc.json "$ROOT/examples/lambda_reads.fq.gz" 2> /dev/null
     printf 'no_version_check: true\n' > "$T/mqc.yaml"
     run multiqc -q -c "$T/mqc.yaml" -o "$T/report" .
     assert_success
     refute_output --partial "rror"
-    for id in seqgpu seqgpu_find_hits seqgpu_scc_spectrum seqgpu_scc_repeats; do
+    for id in seqgpu seqgpu_find_hits seqgpu_find_guides seqgpu_scc_spectrum seqgpu_scc_repeats; do
         grep -q "id=\"$id\"" "$T/report/multiqc_report.html" || fail "no section $id in the report"
     done
     d=$T/report/multiqc_data
-    run python3 - "$d" lambda.find.json tandem.scc.json tandem.repeats.tsv <<'PY'
+    run python3 - "$d" lambda.find.json tandem.scc.json tandem.repeats.tsv guides_mqc.tsv <<'PY'
 import csv, json, sys
 d = sys.argv[1]
 rows = lambda f: list(csv.reader(open(f'{d}/{f}'), delimiter='\t'))
@@ -317,6 +323,15 @@ for i, r in tsv.items():
     if i != 'id':
         g = dict(zip(rep[0], got[f'tandem {i}']))
         assert g['kind'] == r[1] and float(g['period']) == float(r[4]) and float(g['copies']) == float(r[6]), (g, r)
+# the guides table: a row per guide, its sites and specificities as in the file
+gt = rows('multiqc_seqgpu_find_guides_table.txt')
+mine = [r for r in csv.reader(open(sys.argv[5]), delimiter='\t') if not r[0].startswith('#')]
+assert [r[0] for r in gt[1:]] == [r[0] for r in mine[1:]], gt
+for r in gt[1:]:
+    g, m = dict(zip(gt[0], r)), dict(zip(mine[0], next(x for x in mine[1:] if x[0] == r[0])))
+    for k in ('sites', 'mit_specificity', 'cfd_specificity', 'RNA_1mm'):
+        assert float(g[k]) == float(m[k]), (k, g, m)
+assert sum(float(r[gt[0].index('X_0mm')]) for r in gt[1:]) == 3, 'the on-targets'
 print('ok')
 PY
     assert_output ok

@@ -64,6 +64,18 @@ use_backend() {
     fi
 }
 
+# gpu_backends: the GPU backends that are here (one that SEQGPU_REQUIRE names and is absent fails)
+gpu_backends() {
+    local be why
+    for be in cuda opencl; do
+        if why=$(backend_absent $be); then
+            backend_required $be && fail "SEQGPU_REQUIRE names $be, but $why"
+            continue
+        fi
+        echo $be
+    done
+}
+
 # same_as_cpu BACKEND MOTIFS INPUT [options...]: BACKEND's output equals the cpu backend's
 same_as_cpu() {
     local be=$1 motifs=$2 input=$3
