@@ -1,12 +1,12 @@
 #define _GNU_SOURCE
 #include "seqio.h"
+#include "mapguard.h"
+#include "pgzip.h"
 #include "../src/log.h"
 #include "../src/simd.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +23,10 @@ struct sg_reader {
     char *const *paths;
     int n_paths, cur;      /* cur: index of the open file, or of the last one */
     BGZF *fp;              /* the open file, when streamed through htslib */
+    sg_pgz_t *gz;          /* ... plain gzip inflated on all threads (fp stays open) */
+    unsigned kind;         /* the open file's SG_READ_* */
+    uint64_t file_bytes;   /* its bytes read (decompressed) */
+    double inflate_s;      /* the seconds bgzf_read took on this thread, for a compressed file */
     char *map;             /* the open file, when mapped (plain regular files) */
     size_t map_len, map_pos;
     char **maps;           /* every mapping made, unmapped at the end: chunks point into them */
@@ -45,49 +49,54 @@ struct sg_reader {
     int tail_due;          /* the part's tail block comes next */
 };
 
-/* A plain file is mapped; if someone truncates it while it is read, touching
- * the pages it lost raises SIGBUS. Whatever reads a mapping runs under a
- * per-thread jump buffer, and the handler jumps back to it, so the loss is a
- * read error rather than a crash. */
-static __thread sigjmp_buf *bus_jmp;
-static struct sigaction bus_prev;
-static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
-#define LOST_MSG "the file was truncated while it was read"
+/* fn(r, c) reading a mapping (mapguard.h); *lost set (and SG_ERR_INPUT returned) when the file lost pages under it. */
+typedef struct {
+    int (*fn)(sg_reader_t *, sg_chunk_t *);
+    sg_reader_t *r;
+    sg_chunk_t *c;
+} guarded_call_t;
 
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
+static int guarded_run(void *arg)
 {
-    (void)uc;
-    if (bus_jmp) siglongjmp(*bus_jmp, 1);
-    /* not a mapped input's: a fault happens again under the handler there was
-     * before, a signal someone sent is sent again */
-    sigaction(sig, &bus_prev, NULL);
-    if (si->si_code <= 0) raise(sig);
+    guarded_call_t *g = arg;
+    return g->fn(g->r, g->c);
 }
 
-static void install_bus_handler(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_sigbus;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER; /* no mask to restore after the jump */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGBUS, &sa, &bus_prev);
-}
-
-/* fn(r, c) reading a mapping; *lost set (and SG_ERR_INPUT returned) when the file lost pages under it. */
 static int guarded(int (*fn)(sg_reader_t *, sg_chunk_t *), sg_reader_t *r, sg_chunk_t *c, int *lost)
 {
-    sigjmp_buf jb;
-    *lost = 0;
-    if (sigsetjmp(jb, 0)) {
-        bus_jmp = NULL;
-        *lost = 1;
-        return SG_ERR_INPUT;
-    }
-    bus_jmp = &jb;
-    int ret = fn(r, c);
-    bus_jmp = NULL;
-    return ret;
+    guarded_call_t g = {fn, r, c};
+    return sg_map_guarded(guarded_run, &g, lost);
+}
+
+/* The read stage of every reader of the run, for --stats. */
+static sg_read_stats_t read_totals;
+static pthread_mutex_t read_totals_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void sg_read_stats(sg_read_stats_t *st)
+{
+    pthread_mutex_lock(&read_totals_mu);
+    *st = read_totals;
+    pthread_mutex_unlock(&read_totals_mu);
+}
+
+void sg_read_stats_json(FILE *fp)
+{
+    static const char *kinds[] = {"plain", "gzip (all threads)", "gzip (one thread)", "BGZF (htslib threads)",
+                                  "BGZF (one thread)", "2bit"};
+    sg_read_stats_t st;
+    sg_read_stats(&st);
+    fprintf(fp, "  \"read\": {\"bytes_in\": %llu, \"bytes_out\": %llu, \"inputs\": [", (unsigned long long)st.bytes_in,
+            (unsigned long long)st.bytes_out);
+    for (unsigned k = 0, first = 1; k < sizeof kinds / sizeof *kinds; k++)
+        if (st.kinds >> k & 1) {
+            fprintf(fp, "%s\"%s\"", first ? "" : ", ", kinds[k]);
+            first = 0;
+        }
+    fprintf(fp, "], \"inflate_threads\": %d, \"inflate_seconds\": ", st.threads);
+    if (st.seconds_unknown) fputs("null", fp);
+    else fprintf(fp, "%.4f", st.seconds);
+    fprintf(fp, ", \"gzip_chunks\": %llu, \"gzip_in_order\": %llu},\n", (unsigned long long)st.chunks,
+            (unsigned long long)st.in_order);
 }
 
 int sg_inputs_check(char *const *paths, int n)
@@ -163,14 +172,37 @@ uint64_t sg_reader_bytes(const sg_reader_t *r) { return r->bytes; }
 /* Where the open file is, as stored: a compressed stream's block address is its compressed offset. */
 static uint64_t file_pos(const sg_reader_t *r)
 {
-    return r->map ? r->map_pos : r->fp ? (uint64_t)(bgzf_tell(r->fp) >> 16) : 0;
+    return r->map ? r->map_pos : r->gz ? sg_pgz_pos(r->gz) : r->fp ? (uint64_t)(bgzf_tell(r->fp) >> 16) : 0;
 }
 
 uint64_t sg_reader_pos(const sg_reader_t *r) { return r->pos_done + file_pos(r); }
 
 static void close_file(sg_reader_t *r)
 {
-    r->pos_done += file_pos(r);
+    if (!r->fp && !r->map) return;
+    uint64_t stored = file_pos(r);
+    r->pos_done += stored;
+    pthread_mutex_lock(&read_totals_mu);
+    read_totals.bytes_in += stored;
+    read_totals.bytes_out += r->file_bytes;
+    read_totals.kinds |= r->kind;
+    if (r->gz) {
+        sg_pgz_stats_t gs;
+        sg_pgz_stats(r->gz, &gs);
+        if (gs.threads > read_totals.threads) read_totals.threads = gs.threads;
+        read_totals.seconds += gs.seconds;
+        read_totals.chunks += gs.chunks;
+        read_totals.in_order += gs.in_order;
+    } else if (r->kind & (SG_READ_BGZF_MT)) {
+        if (r->n_threads > read_totals.threads) read_totals.threads = r->n_threads;
+        read_totals.seconds_unknown = 1;
+    } else if (r->kind & (SG_READ_GZIP_1 | SG_READ_BGZF_1)) {
+        if (read_totals.threads < 1) read_totals.threads = 1;
+        read_totals.seconds += r->inflate_s;
+    }
+    pthread_mutex_unlock(&read_totals_mu);
+    sg_pgz_close(r->gz);
+    r->gz = NULL;
     if (r->fp) bgzf_close(r->fp);
     r->fp = NULL;
     r->map = NULL;
@@ -202,7 +234,7 @@ static int try_map(sg_reader_t *r, const char *path)
     void *m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (m == MAP_FAILED) return 0;
-    pthread_once(&bus_once, install_bus_handler);
+    sg_map_guard_init();
     madvise(m, st.st_size, MADV_SEQUENTIAL);
     bgzf_close(r->fp);
     r->fp = NULL;
@@ -258,8 +290,16 @@ static int open_next(sg_reader_t *r)
     r->map = NULL;
     r->stop = UINT64_MAX;
     r->upos = 0;
+    r->file_bytes = 0;
+    r->inflate_s = 0;
+    r->kind = SG_READ_PLAIN;
     if (try_map(r, path)) return open_part(r);
     if (r->has_part && open_part(r) < 0) return SG_ERR_INPUT;
+    if (bgzf_compression(r->fp) == 1) {
+        /* plain gzip: on all threads when it is worth it (a file, big enough) */
+        r->gz = strcmp(path, "-") ? sg_pgz_open(path, r->n_threads) : NULL;
+        r->kind = r->gz ? SG_READ_GZIP_MT : SG_READ_GZIP_1;
+    }
     if (bgzf_compression(r->fp) == 2) {
         /* htslib 1.16's threaded BGZF reader reports a truncated file as an
          * empty one (and can hang checking it), so threads inflate only files
@@ -268,8 +308,11 @@ static int open_next(sg_reader_t *r)
         int eof_ok = strcmp(path, "-") ? bgzf_check_EOF(r->fp) : 0;
         if (eof_ok == 0 && strcmp(path, "-"))
             sg_warn("'%s' has no BGZF end-of-file marker: the file may be truncated", path);
-        if (eof_ok == 1 && r->n_threads > 1 && bgzf_mt(r->fp, r->n_threads, 256) < 0)
-            sg_warn("cannot start BGZF decompression threads");
+        r->kind = SG_READ_BGZF_1;
+        if (eof_ok == 1 && r->n_threads > 1) {
+            if (bgzf_mt(r->fp, r->n_threads, 256) < 0) sg_warn("cannot start BGZF decompression threads");
+            else r->kind = SG_READ_BGZF_MT;
+        }
     }
     return 0;
 }
@@ -282,19 +325,25 @@ static int fill(sg_reader_t *r, sg_chunk_t *c, size_t want)
         c->seq = sg_realloc(c->seq, c->cap);
     }
     if (want - c->len > r->stop - r->upos) want = c->len + (r->stop - r->upos);
+    int timed = r->kind & (SG_READ_GZIP_1 | SG_READ_BGZF_1);
+    double t0 = timed ? sg_realtime() : 0;
     while (c->len < want && !r->eof) {
-        ssize_t n = bgzf_read(r->fp, c->seq + c->len, want - c->len);
+        ssize_t n = r->gz ? sg_pgz_read(r->gz, c->seq + c->len, want - c->len)
+                          : bgzf_read(r->fp, c->seq + c->len, want - c->len);
         if (n < 0) {
             int compressed = bgzf_compression(r->fp) != 0;
             sg_error("cannot read '%s': %s", sg_reader_path(r, r->cur),
-                     compressed ? "truncated or corrupt compressed data" : strerror(errno ? errno : EIO));
+                     r->gz ? sg_pgz_error(r->gz)
+                     : compressed ? "truncated or corrupt compressed data" : strerror(errno ? errno : EIO));
             return SG_ERR_INPUT;
         }
         if (n == 0) r->eof = 1;
         c->len += n;
         r->bytes += n;
+        r->file_bytes += n;
         r->upos += n;
     }
+    if (timed) r->inflate_s += sg_realtime() - t0;
     if (r->upos == r->stop) r->eof = 1;
     return 0;
 }
@@ -438,6 +487,7 @@ static int cut_mapped(sg_reader_t *r, sg_chunk_t *c)
     r->midline = next_midline;
     r->map_pos += cut;
     r->bytes += cut;
+    r->file_bytes += cut;
     r->eof = r->map_pos == end;
     return 1;
 }
@@ -445,7 +495,7 @@ static int cut_mapped(sg_reader_t *r, sg_chunk_t *c)
 static int next_mapped(sg_reader_t *r, sg_chunk_t *c)
 {
     int lost, ret = guarded(cut_mapped, r, c, &lost);
-    if (lost) sg_error("cannot read '%s': %s", sg_reader_path(r, r->cur), LOST_MSG);
+    if (lost) sg_error("cannot read '%s': %s", sg_reader_path(r, r->cur), SG_MAP_LOST);
     return ret;
 }
 
@@ -749,7 +799,7 @@ int sg_parse_block(sg_chunk_t *c)
     c->cap = raw + 1;
     c->seq = sg_malloc(c->cap);
     int lost, r = guarded(parse_src, NULL, c, &lost);
-    if (lost) r = block_error(c, -1, LOST_MSG);
+    if (lost) r = block_error(c, -1, SG_MAP_LOST);
     release_pages(c->src, raw);
     c->src = NULL;
     return r;
