@@ -207,7 +207,8 @@ static int kw_step(kw_t *k, piece_t *p, size_t limit)
         p->len = (size_t)(k->st.next_out - p->buf);
         if (ret < 0) return SG_DFL_CORRUPT;
         if (k->st.block_state == ISAL_BLOCK_FINISH) {
-            k->trailer = (size_t)(k->st.next_in - k->d);
+            /* whole bytes ISA-L holds unread are the trailer's (a partial one is the block's padding) */
+            k->trailer = (size_t)(k->st.next_in - k->d) - (size_t)k->st.read_in_length / 8;
             return KW_END;
         }
         if (k->st.avail_out == 0) continue;
@@ -279,6 +280,9 @@ struct sg_pgz {
     kw_t *skw;
     size_t s_next;    /* the chunk whose start the in-order decoding makes for */
     uint64_t s_fed;   /* where it is in the input */
+    int s_between;    /* ... between two blocks there (or before a member's header: s_header) */
+    int s_header;
+    int s_counted;    /* it inflated something since it began (stats) */
     piece_t own;      /* its piece */
     piece_t *cur;     /* the piece being read, from cur_off */
     task_t *cur_task; /* its chunk, or NULL */
@@ -611,13 +615,13 @@ static void window_push(uint8_t *win, const uint16_t *sym, size_t n_sym, const u
     memcpy(win, w, W);
 }
 
+#define CORRUPT_MSG "truncated or corrupt compressed data"
 static int fail(sg_pgz_t *g, const char *why)
 {
     snprintf(g->err, sizeof g->err, "%s", why);
     return -1;
 }
 
-#define CORRUPT_MSG "truncated or corrupt compressed data"
 
 /* The members that end in piece p (bytes final, CRCs made), in order. */
 static int check_piece(sg_pgz_t *g, const piece_t *p)
@@ -637,17 +641,16 @@ static int check_piece(sg_pgz_t *g, const piece_t *p)
     return 0;
 }
 
-/* Start decoding in order at g->pos (chunk g->k_valid could not be taken). */
-static int serial_begin(sg_pgz_t *g)
+/* Start decoding in order at g->pos (chunk g->k_valid could not be taken):
+ * a later chunk may start right there (the chunks between found no start). */
+static void serial_begin(sg_pgz_t *g)
 {
-    uint64_t pos = g->pos;
-    if (g->at_member && member_body(g, (size_t)(pos / 8), &pos) < 0) return fail(g, CORRUPT_MSG);
     if (!g->skw) g->skw = sg_malloc(sizeof *g->skw);
-    kw_start(g->skw, g->d, pos, g->at_member ? NULL : g->window, g->at_member ? 0 : W);
     g->serial = 1;
-    g->s_fed = pos;
-    g->n_serial++;
-    return 0;
+    g->s_fed = g->pos;
+    g->s_between = 1;
+    g->s_header = g->at_member;
+    if (!g->at_member) kw_start(g->skw, g->d, g->pos, g->window, W);
 }
 
 /* Drop the chunks [from, to): the in-order decoding went past their starts. */
@@ -695,25 +698,38 @@ static int serial_piece_run(void *arg)
             pthread_mutex_unlock(&g->mu);
             t = g->task[g->s_next];
             wait_state(g, t, T_DECODED);
-            if (t->ok && t->start > g->s_fed) break;
+            if (t->ok && (t->start > g->s_fed || (t->start == g->s_fed && g->s_between))) break;
             drop_tasks(g, g->s_next, g->s_next + 1);
             g->s_next++;
             t = NULL;
         }
-        g->skw->goal = t ? t->start : end;
-        int r = kw_step(g->skw, p, g->chunk);
-        if (r == KW_FULL) return 1;
-        if (r < 0) return fail(g, CORRUPT_MSG);
-        if (r == KW_AT && t) { /* in step again at chunk s_next */
+        if (t && t->start == g->s_fed && g->s_between) { /* in step again at chunk s_next */
             g->pos = t->start;
-            g->at_member = 0;
+            g->at_member = g->s_header;
             g->serial = 0;
             g->k_valid = g->k_deliver = g->s_next;
             return 1;
         }
+        if (g->s_header) { /* the member whose header is at s_fed */
+            uint64_t pos = 0;
+            if (member_body(g, (size_t)(g->s_fed / 8), &pos) < 0) return fail(g, CORRUPT_MSG);
+            kw_start(g->skw, g->d, pos, NULL, 0);
+            g->s_fed = pos;
+            g->s_header = 0;
+            continue;
+        }
+        if (!g->s_counted) g->n_serial++, g->s_counted = 1;
+        g->skw->goal = t ? t->start : end;
+        int r = kw_step(g->skw, p, g->chunk);
+        if (r == KW_FULL) {
+            g->s_between = 0;
+            return 1;
+        }
+        if (r < 0) return fail(g, CORRUPT_MSG);
+        g->s_fed = g->skw->goal;
+        g->s_between = r == KW_AT;
         if (r == KW_AT || r == KW_PAST) {
             if (!t) return fail(g, CORRUPT_MSG); /* the file ends inside a member */
-            g->s_fed = t->start;
             continue;
         }
         size_t after;
@@ -724,17 +740,8 @@ static int serial_piece_run(void *arg)
             g->eof = 1;
             return 1;
         }
-        if (t && t->start == (uint64_t)after * 8) {
-            g->pos = t->start;
-            g->at_member = 1;
-            g->serial = 0;
-            g->k_valid = g->k_deliver = g->s_next;
-            return 1;
-        }
-        uint64_t pos = 0;
-        if (member_body(g, after, &pos) < 0) return fail(g, CORRUPT_MSG);
-        kw_start(g->skw, g->d, pos, NULL, 0);
-        g->s_fed = pos;
+        g->s_fed = (uint64_t)after * 8;
+        g->s_between = g->s_header = 1;
     }
 }
 
@@ -758,7 +765,9 @@ static int take_chunks(sg_pgz_t *g)
             drop_tasks(g, g->k_valid, g->k_valid + 1);
             g->s_next = ++g->k_valid;
             g->k_deliver = g->k_valid;
-            return serial_begin(g);
+            g->s_counted = 0;
+            serial_begin(g);
+            return 0;
         }
         memcpy(t->window, g->window, W);
         window_push(g->window, t->sym, t->n_sym, t->out.buf + t->n_sym, t->out.len - t->n_sym);
