@@ -72,7 +72,7 @@ endif
 
 # shared by both commands; find's; scc's (the file names say which)
 SHARED_SRC := src/log.c src/progress.c src/cli.c src/pipeline.c src/chunk.c src/input.c src/backend.c \
-              formats/seqio.c formats/mapguard.c formats/deflate.c formats/pgzip.c formats/outfile.c \
+              formats/seqio.c formats/mapguard.c formats/deflate.c formats/pgzip.c formats/twobit.c formats/outfile.c \
               formats/json.c formats/svg.c formats/multiqc.c
 FIND_SRC   := src/find_motif.c src/find_casoff.c src/find_hits.c src/find_kernels.c src/find_mismatch.c \
               src/find_cpu.c src/find_part.c formats/output.c formats/fai.c

@@ -12,7 +12,7 @@
 
 #include "../src/chunk.h"
 
-enum { SG_FMT_FASTA = 1, SG_FMT_FASTQ = 2, SG_FMT_GFA = 3 };
+enum { SG_FMT_FASTA = 1, SG_FMT_FASTQ = 2, SG_FMT_GFA = 3, SG_FMT_2BIT = 4 };
 
 typedef struct sg_reader sg_reader_t;
 

@@ -182,6 +182,7 @@ static void write_stats(FILE *fp, const find_opts_t *o, const find_ctx_t *ctx, c
     }
     fprintf(fp, "  ],\n  \"hits\": %llu,\n", (unsigned long long)total);
     if (ctx->backend->stats) ctx->backend->stats(ctx->backend, fp);
+    sg_read_stats_json(fp);
     fputs("  \"stage_seconds\": {", fp);
     for (int s = 0; s < N_STEPS; s++) fprintf(fp, "%s\"%s\": %.4f", s ? ", " : "", step_names[s], busy[s]);
     fprintf(fp, "},\n  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n", wall,

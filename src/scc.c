@@ -409,6 +409,7 @@ static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, con
         fputs(",\n", fp);
     }
     fprintf(fp, "  \"threads\": %d,\n", o->threads);
+    sg_read_stats_json(fp);
     if (run->builder) run->builder->stats(run->builder, fp);
     if (run->solver->stats) {
         fprintf(fp, "  \"scc_%s\": {", run->solver->name);
