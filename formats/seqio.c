@@ -474,6 +474,11 @@ int sg_text_start(const char *s, size_t n, size_t *bom, char *err, size_t errsz)
         {"\x1f\x9d", "compress (.Z)", "gzip -dc", 2}, {"PK\x03\x04", "zip", "unzip -p", 4},
         {"7z\xbc\xaf\x27\x1c", "7-Zip", "7z x -so", 6},
     };
+    if (sg_2bit_magic(s, n)) {
+        snprintf(err, errsz, "a UCSC .2bit file read through a pipe or a compressed file: seqgpu reads .2bit by its "
+                 "index, so name the .2bit file itself");
+        return SG_ERR_INPUT;
+    }
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
         if (n >= formats[i].len && !memcmp(s, formats[i].magic, formats[i].len)) {
             snprintf(err, errsz, "%s-compressed, which seqgpu cannot read (htslib reads gzip and BGZF): decompress it "

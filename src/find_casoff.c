@@ -91,7 +91,7 @@ static int list_genome(const char *path, sg_casoff_t *co, char *err, size_t errs
             co->files[co->n_files++] = file;
             continue;
         }
-        if (r == 0 && c != -2) sg_warn("'%s' is neither FASTA nor .2bit: skipped", file);
+        if (r == 0 && c != -2) sg_warn("'%s' is not FASTA or .2bit: skipped", file);
         free(file);
     }
     free(names);
