@@ -209,11 +209,12 @@ bench: all $(BUILD)/bench/gen_genome $(BUILD)/bench/sim_reads $(BUILD)/bench/gen
 	@sh bench/scc_bench.sh
 
 # libFuzzer harnesses (clang): the reader, the motif compiler, the GFA and edge-list readers,
+# plain gzip on all cores, the .2bit reader,
 # the k-mer counts file reader, PAF.
 # New inputs go to build/fuzz/corpus_*, crashes to build/fuzz/crash-*; a crash
 # input belongs in tests/fuzz/regressions/NAME/, which fuzz-ci replays.
 FUZZ_CC      ?= clang
-FUZZERS      := reader motif gfa counts paf
+FUZZERS      := reader motif gfa counts paf gzip twobit
 FUZZ_SECONDS ?= 60
 FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(BUILD)/libseqgpu.a
