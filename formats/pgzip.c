@@ -83,7 +83,7 @@ void sg_pgz_close(sg_pgz_t *g) { (void)g; }
 #define CHUNK_MAX ((size_t)4 << 20) /* compressed bytes per chunk, at most */
 #define CHUNK_MIN ((size_t)1 << 20) /* ... and at least, unless SEQGPU_GZIP_CHUNK says */
 #define ATTEMPTS 32                 /* candidate starts a chunk tries */
-#define SPARES 64                   /* buffers kept for reuse, of each kind */
+#define SPARES 4                    /* buffers of freed chunks kept for new ones, of each kind */
 
 int sg_pgz_available(void) { return 1; }
 
@@ -291,7 +291,7 @@ struct sg_pgz {
     struct {
         void *p;
         size_t cap;
-    } spare[2][SPARES]; /* buffers of freed chunks for new ones (bytes, symbols): no fresh pages each time */
+    } spare[2][SPARES]; /* (bytes, symbols): new chunks reuse them rather than fault in fresh pages */
     int n_spare[2];
     uint64_t chunks, n_serial;
     char err[128];
@@ -479,13 +479,6 @@ static int decode_job(void *arg)
 }
 
 /* Once its window is known: the chunk's markers resolved, its CRCs. */
-static int resolve_job(void *arg)
-{
-    task_t *t = ((job_t *)arg)->t;
-    if (t->n_sym) sg_dfl_resolve(t->sym, t->n_sym, t->window, t->out.buf);
-    piece_crcs(&t->out);
-    return 0;
-}
 
 static double thread_cpu(void)
 {
@@ -513,6 +506,21 @@ static void spare_give(sg_pgz_t *g, int kind, void *p, size_t cap)
     } else {
         free(p);
     }
+}
+
+static int resolve_job(void *arg)
+{
+    job_t *j = arg;
+    task_t *t = j->t;
+    if (t->n_sym) sg_dfl_resolve(t->sym, t->n_sym, t->window, t->out.buf);
+    piece_crcs(&t->out);
+    /* its symbols are done with: their buffer for the next chunk */
+    pthread_mutex_lock(&j->g->mu);
+    spare_give(j->g, 1, t->sym, t->sym_cap);
+    pthread_mutex_unlock(&j->g->mu);
+    t->sym = NULL;
+    t->sym_cap = 0;
+    return 0;
 }
 
 /* Chunk k, with spare buffers (under mu). */
