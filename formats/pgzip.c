@@ -93,15 +93,32 @@ typedef struct {
     uint32_t crc, isize;
 } member_end_t;
 
-/* Decoded bytes in order (a chunk's, or the in-order decoder's), the
- * members that end in them, and the CRC32 of each stretch between. */
+/* Decoded bytes in order (a chunk's, or the in-order decoder's): head_len
+ * bytes at head (a chunk's symbols resolved in their own buffer), then len
+ * at buf; the members that end in them (at offsets into both), and the
+ * CRC32 of each stretch between. */
 typedef struct {
+    const uint8_t *head;
+    size_t head_len;
     uint8_t *buf;
     size_t len, cap;
     member_end_t *ev;
     int n_ev, m_ev;
     uint32_t *crc; /* n_ev + 1 */
 } piece_t;
+
+static size_t piece_size(const piece_t *p) { return p->head_len + p->len; }
+
+/* CRC32 of bytes [a, b) of p, on from crc */
+static uint32_t piece_crc(const piece_t *p, size_t a, size_t b, uint32_t crc)
+{
+    if (a < p->head_len) crc = crc32_gzip_refl(crc, p->head + a, (b < p->head_len ? b : p->head_len) - a);
+    if (b > p->head_len) {
+        size_t from = a > p->head_len ? a - p->head_len : 0;
+        crc = crc32_gzip_refl(crc, p->buf + from, b - p->head_len - from);
+    }
+    return crc;
+}
 
 static void piece_room(piece_t *p, size_t more)
 {
@@ -110,10 +127,11 @@ static void piece_room(piece_t *p, size_t more)
     p->buf = sg_realloc(p->buf, p->cap);
 }
 
-static void piece_event(piece_t *p, const uint8_t *trailer)
+/* a member ends at byte at of p, with this trailer */
+static void piece_event(piece_t *p, size_t at, const uint8_t *trailer)
 {
     if (p->n_ev == p->m_ev) p->ev = sg_realloc(p->ev, (p->m_ev = p->m_ev ? 2 * p->m_ev : 4) * sizeof *p->ev);
-    p->ev[p->n_ev++] = (member_end_t){p->len, sg_dfl_le32(trailer), sg_dfl_le32(trailer + 4)};
+    p->ev[p->n_ev++] = (member_end_t){at, sg_dfl_le32(trailer), sg_dfl_le32(trailer + 4)};
 }
 
 static void piece_crcs(piece_t *p)
@@ -121,8 +139,8 @@ static void piece_crcs(piece_t *p)
     p->crc = sg_realloc(p->crc, ((size_t)p->n_ev + 1) * sizeof *p->crc);
     size_t prev = 0;
     for (int i = 0; i <= p->n_ev; i++) {
-        size_t end = i < p->n_ev ? p->ev[i].at : p->len;
-        p->crc[i] = crc32_gzip_refl(0, p->buf + prev, end - prev);
+        size_t end = i < p->n_ev ? p->ev[i].at : piece_size(p);
+        p->crc[i] = piece_crc(p, prev, end, 0);
         prev = end;
     }
 }
@@ -329,10 +347,10 @@ typedef struct {
 
 /* A trailer at byte q: the member's event, and where what follows starts
  * (q + 8), or an error. */
-static int take_trailer(const sg_pgz_t *g, piece_t *p, size_t q, size_t *after)
+static int take_trailer(const sg_pgz_t *g, piece_t *p, size_t at, size_t q, size_t *after)
 {
     if (q + 8 > g->n) return SG_DFL_TRUNCATED;
-    piece_event(p, g->d + q);
+    piece_event(p, at, g->d + q);
     *after = q + 8;
     return 0;
 }
@@ -380,8 +398,7 @@ static int decode_from(job_t *j, uint64_t c)
             sg_dfl_out(z, &ns);
             if (2 * ns > g->cap) return SG_DFL_CORRUPT; /* over the limit: the in-order decoder takes it */
             if (r == 0) continue;
-            t->out.len = ns;
-            if ((r = take_trailer(g, &t->out, (size_t)(sg_dfl_pos(z) / 8), &after)) < 0) return r;
+            if ((r = take_trailer(g, &t->out, ns, (size_t)(sg_dfl_pos(z) / 8), &after)) < 0) return r;
             if (after == g->n) {
                 t->end = end;
                 t->end_kind = END_EOF;
@@ -404,9 +421,8 @@ static int decode_from(job_t *j, uint64_t c)
         sg_dfl_free(z);
         j->z = NULL;
         t->out.len = 0;
-        piece_room(&t->out, t->n_sym + (finished ? 0 : 4 * g->chunk));
-        t->out.len = t->n_sym;
         if (finished) return 0;
+        piece_room(&t->out, 4 * g->chunk);
         kw_start(j->kw, g->d, pos, dict, dict_len);
     }
     for (;;) {
@@ -424,7 +440,7 @@ static int decode_from(job_t *j, uint64_t c)
             goal_from(g, &gl, gl.real ? gl.t + 1 : gl.t);
             continue;
         }
-        if ((r = take_trailer(g, &t->out, j->kw->trailer, &after)) < 0) return r;
+        if ((r = take_trailer(g, &t->out, t->n_sym + t->out.len, j->kw->trailer, &after)) < 0) return r;
         if (after == g->n) {
             t->end = end;
             t->end_kind = END_EOF;
@@ -512,14 +528,12 @@ static int resolve_job(void *arg)
 {
     job_t *j = arg;
     task_t *t = j->t;
-    if (t->n_sym) sg_dfl_resolve(t->sym, t->n_sym, t->window, t->out.buf);
+    /* in place: byte i is written after symbol i / 2 was read */
+    if (t->n_sym) sg_dfl_resolve(t->sym, t->n_sym, t->window, (uint8_t *)t->sym);
+    t->out.head = (const uint8_t *)t->sym;
+    t->out.head_len = t->n_sym;
     piece_crcs(&t->out);
-    /* its symbols are done with: their buffer for the next chunk */
-    pthread_mutex_lock(&j->g->mu);
-    spare_give(j->g, 1, t->sym, t->sym_cap);
-    pthread_mutex_unlock(&j->g->mu);
-    t->sym = NULL;
-    t->sym_cap = 0;
+    (void)j;
     return 0;
 }
 
@@ -636,7 +650,7 @@ static int check_piece(sg_pgz_t *g, const piece_t *p)
 {
     size_t prev = 0;
     for (int i = 0; i <= p->n_ev; i++) {
-        size_t end = i < p->n_ev ? p->ev[i].at : p->len;
+        size_t end = i < p->n_ev ? p->ev[i].at : piece_size(p);
         g->crc = (uint32_t)crc32_combine(g->crc, p->crc[i], (z_off_t)(end - prev));
         g->isize += end - prev;
         if (i < p->n_ev) {
@@ -741,7 +755,7 @@ static int serial_piece_run(void *arg)
             continue;
         }
         size_t after;
-        if (take_trailer(g, p, g->skw->trailer, &after) < 0) return fail(g, CORRUPT_MSG);
+        if (take_trailer(g, p, p->len, g->skw->trailer, &after) < 0) return fail(g, CORRUPT_MSG);
         if (after == g->n) {
             drop_tasks(g, g->s_next, g->decode_limit);
             g->s_next = g->n_tasks;
@@ -778,7 +792,7 @@ static int take_chunks(sg_pgz_t *g)
             return 0;
         }
         memcpy(t->window, g->window, W);
-        window_push(g->window, t->sym, t->n_sym, t->out.buf + t->n_sym, t->out.len - t->n_sym);
+        window_push(g->window, t->sym, t->n_sym, t->out.buf, t->out.len);
         g->pos = t->end;
         g->at_member = t->end_kind == END_MEMBER;
         if (t->end_kind == END_EOF) g->eof = 1;
@@ -847,14 +861,18 @@ ssize_t sg_pgz_read(sg_pgz_t *g, void *buf, size_t n)
 {
     size_t done = 0;
     while (done < n) {
-        if (!g->cur || g->cur_off == g->cur->len) {
+        const piece_t *p = g->cur;
+        if (!p || g->cur_off == piece_size(p)) {
             int r = next_piece(g);
             if (r < 0) return -1;
             if (r == 0) break;
             continue;
         }
-        size_t m = g->cur->len - g->cur_off < n - done ? g->cur->len - g->cur_off : n - done;
-        memcpy((char *)buf + done, g->cur->buf + g->cur_off, m);
+        int in_head = g->cur_off < p->head_len;
+        const uint8_t *src = in_head ? p->head + g->cur_off : p->buf + (g->cur_off - p->head_len);
+        size_t left = in_head ? p->head_len - g->cur_off : piece_size(p) - g->cur_off;
+        size_t m = left < n - done ? left : n - done;
+        memcpy((char *)buf + done, src, m);
         g->cur_off += m;
         done += m;
     }
@@ -875,25 +893,39 @@ void sg_pgz_stats(const sg_pgz_t *g, sg_pgz_stats_t *st)
     st->in_order = g->n_serial;
 }
 
-sg_pgz_t *sg_pgz_open(const char *path, int threads)
+/* Compressed bytes per chunk: some 12 MiB of output each (the last
+ * member's length says how well the file compresses, when it is one
+ * member of less than 4 GiB), 1 to 4 MiB, two chunks a thread at least;
+ * or SEQGPU_GZIP_CHUNK. */
+static size_t chunk_size(int fd, size_t n, int threads)
 {
-    struct stat st;
-    if (threads < 2 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
-    size_t n = (size_t)st.st_size, chunk = n / (2 * (size_t)threads);
+    size_t chunk = n / (2 * (size_t)threads);
+    uint8_t isize[4];
+    if (n > 4 && pread(fd, isize, 4, (off_t)(n - 4)) == 4 && sg_dfl_le32(isize) > 3 * (uint64_t)n) {
+        size_t c = (size_t)((uint64_t)n * (12u << 20) / sg_dfl_le32(isize));
+        if (c < chunk) chunk = c;
+    }
     chunk = chunk > CHUNK_MAX ? CHUNK_MAX : chunk < CHUNK_MIN ? CHUNK_MIN : chunk;
     const char *env = getenv("SEQGPU_GZIP_CHUNK");
     if (env && *env) {
         char *e;
         unsigned long long v = strtoull(env, &e, 10);
-        if (*e || v < 64) {
-            sg_warn("SEQGPU_GZIP_CHUNK='%s' is not a chunk size (bytes, 64 or more): ignored", env);
-        } else {
-            chunk = (size_t)v;
-        }
+        if (*e || v < 64) sg_warn("SEQGPU_GZIP_CHUNK='%s' is not a chunk size (bytes, 64 or more): ignored", env);
+        else chunk = (size_t)v;
     }
-    if (n < 2 * chunk) return NULL;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return NULL;
+    return chunk;
+}
+
+sg_pgz_t *sg_pgz_open(const char *path, int threads)
+{
+    struct stat st;
+    int fd;
+    if (threads < 2 || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (fd = open(path, O_RDONLY)) < 0) return NULL;
+    size_t n = (size_t)st.st_size, chunk = chunk_size(fd, n, threads);
+    if (n < 2 * chunk) {
+        close(fd);
+        return NULL;
+    }
     void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (m == MAP_FAILED) return NULL;
@@ -905,7 +937,7 @@ sg_pgz_t *sg_pgz_open(const char *path, int threads)
     g->cap = 32 * chunk + ((size_t)16 << 20);
     g->n_tasks = (n + chunk - 1) / chunk;
     g->n_threads = threads;
-    g->depth = (size_t)threads + (size_t)threads / 2 + 2;
+    g->depth = (size_t)threads + 2;
     g->task = sg_calloc(g->n_tasks, sizeof *g->task);
     g->rq = sg_malloc(g->n_tasks * sizeof *g->rq);
     g->at_member = 1; /* the first chunk starts at the file's first header */
