@@ -946,7 +946,7 @@ static int parse_2bit(sg_reader_t *r, sg_chunk_t *c)
     const packed_t *pk = c->packed;
     size_t total = 0;
     for (int i = 0; i < pk->n; i++) total += pk->s[i].b1 - pk->s[i].b0 + 1;
-    c->cap = total + 1;
+    c->cap = total + total / 32 + 256; /* room for the overlap the chunker appends, as a FASTA block's line ends leave */
     free(c->seq);
     c->seq = sg_malloc(c->cap);
     char *out = c->seq;

@@ -3,6 +3,7 @@
 #include "../src/log.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,19 +142,30 @@ static uint32_t first_run_after(const sg_2bit_t *tb, const uint8_t *p, uint32_t 
     return lo;
 }
 
-void sg_2bit_text(const sg_2bit_t *tb, int ri, uint32_t b0, uint32_t b1, char *out)
+/* the four bases of each packed byte, as text */
+static uint32_t unpack[256];
+static pthread_once_t unpack_once = PTHREAD_ONCE_INIT;
+
+static void make_unpack(void)
 {
     static const char base[4] = {'T', 'C', 'A', 'G'};
-    const sg_2bit_rec_t *r = &tb->rec[ri];
-    /* the bases, four a byte in the whole bytes between */
-    uint32_t i = b0;
-    for (; i < b1 && (i & 3); i++) out[i - b0] = base[r->dna[i / 4] >> (6 - 2 * (i & 3)) & 3];
-    for (; i + 4 <= b1; i += 4) {
-        uint8_t x = r->dna[i / 4];
-        char *o = out + (i - b0);
-        o[0] = base[x >> 6], o[1] = base[x >> 4 & 3], o[2] = base[x >> 2 & 3], o[3] = base[x & 3];
+    for (int x = 0; x < 256; x++) {
+        char t[4] = {base[x >> 6], base[x >> 4 & 3], base[x >> 2 & 3], base[x & 3]};
+        memcpy(&unpack[x], t, 4);
     }
-    for (; i < b1; i++) out[i - b0] = base[r->dna[i / 4] >> (6 - 2 * (i & 3)) & 3];
+}
+
+void sg_2bit_text(const sg_2bit_t *tb, int ri, uint32_t b0, uint32_t b1, char *out)
+{
+    pthread_once(&unpack_once, make_unpack);
+    const sg_2bit_rec_t *r = &tb->rec[ri];
+    /* the bases: a byte's four at a time, with its partial bytes at either end */
+    uint32_t i = b0;
+    for (; i < b1 && (i & 3); i++) out[i - b0] = ((const char *)&unpack[r->dna[i / 4]])[i & 3];
+    const uint8_t *dna = r->dna + i / 4;
+    char *o = out + (i - b0);
+    for (uint32_t k = 0, n = (b1 - i) / 4; k < n; k++) memcpy(o + 4 * k, &unpack[dna[k]], 4);
+    for (i += (b1 - i) / 4 * 4; i < b1; i++) out[i - b0] = ((const char *)&unpack[r->dna[i / 4]])[i & 3];
     /* runs of N, then lower case where masked */
     for (int pass = 0; pass < 2; pass++) {
         const uint8_t *p = pass ? r->mask_run : r->n_run;
@@ -163,9 +175,11 @@ void sg_2bit_text(const sg_2bit_t *tb, int ri, uint32_t b0, uint32_t b1, char *o
             if (s >= b1) break;
             if (s < b0) s = b0;
             if (e > b1) e = b1;
-            if (!pass) memset(out + (s - b0), 'N', e - s);
+            char *q = out + (s - b0);
+            size_t m = (size_t)(e - s);
+            if (!pass) memset(q, 'N', m);
             else
-                for (uint64_t j = s; j < e; j++) out[j - b0] |= 0x20;
+                for (size_t j = 0; j < m; j++) q[j] |= 0x20;
         }
     }
 }
