@@ -267,7 +267,7 @@ typedef struct {
     int ok, lost;
     uint64_t start, end;
     int end_kind;
-    uint16_t *sym; /* the symbols before the window was known: out.buf[0..n_sym) once resolved */
+    uint16_t *sym; /* the symbols before its window was known; resolved in place (out.head) once it is */
     size_t n_sym, sym_cap;
     piece_t out;
     uint8_t window[W]; /* the bytes before its start, for resolving */

@@ -27,10 +27,10 @@
 static void usage(FILE *fp)
 {
     fprintf(fp,
-"Usage: seqgpu find [options] [<in.fa|in.fq|->[.gz] ...]\n"
+"Usage: seqgpu find [options] [<in.fa|in.fq|in.2bit|->[.gz] ...]\n"
 "       seqgpu find [options] --cas-offinder input.txt\n"
 "\n"
-"Find every occurrence of IUPAC DNA motifs in FASTA/FASTQ records, on both\n"
+"Find every occurrence of IUPAC DNA motifs in FASTA/FASTQ/.2bit records, on both\n"
 "strands, exactly or within a number of mismatches and next to a PAM, on a\n"
 "GPU when there is one and on all CPU cores when not. Output is BED6 by\n"
 "default, identical from every backend and thread count. With no input named,\n"

@@ -36,7 +36,7 @@
 static void usage(FILE *fp)
 {
     fprintf(fp,
-"Usage: seqgpu scc [options] [<reads.fq|reads.fa|graph.gfa>[.gz] ...]\n"
+"Usage: seqgpu scc [options] [<reads.fq|reads.fa|reads.2bit|graph.gfa>[.gz] ...]\n"
 "\n"
 "Find cyclic repeat structures (tandem repeats, satellites, repeat families):\n"
 "build a de Bruijn graph of the repeated k-mers of the reads, compact it into\n"

@@ -136,7 +136,7 @@ static int same_as_zlib(const char *what, const buf_t *gz, const size_t *chunks,
     return bad;
 }
 
-static const size_t chunks_all[] = {64, 97, 251, 1000, 4099, 16384, 65536, 200000};
+static const size_t chunks_all[] = {64, 251, 1000, 4099, 30011, 200000};
 #define N_CHUNKS (int)(sizeof chunks_all / sizeof *chunks_all)
 
 static void test_gzip_header(void)
@@ -193,16 +193,22 @@ static void walk_blocks(const buf_t *gz, blocks_t *b)
 
 static unsigned bit_at(const buf_t *gz, uint64_t pos) { return gz->p[pos / 8] >> (pos % 8) & 1; }
 
+/* n bases of DNA, as one member at a level, and its blocks */
+static uint8_t *dna_member(size_t n, int level, buf_t *gz, blocks_t *b)
+{
+    uint8_t *dna = malloc(n);
+    fill_dna(dna, n);
+    gz_zlib(dna, n, level, Z_DEFAULT_STRATEGY, 0, Z_NO_FLUSH, gz);
+    walk_blocks(gz, b);
+    return dna;
+}
+
 static void test_block_finder(void)
 {
     /* a dynamic block start is found exactly; no search skips over one */
-    size_t n = 400000;
-    uint8_t *dna = malloc(n);
-    fill_dna(dna, n);
     buf_t gz;
-    gz_zlib(dna, n, 6, Z_DEFAULT_STRATEGY, 0, Z_NO_FLUSH, &gz);
     blocks_t b;
-    walk_blocks(&gz, &b);
+    uint8_t *dna = dna_member(400000, 6, &gz, &b);
     CHECK(b.n > 4, "blocks: %d", b.n);
     int dynamic = 0;
     for (int i = 0; i < b.n; i++) {
@@ -246,12 +252,9 @@ static void test_unknown_window(void)
 {
     /* from a block in the middle, without the window: markers, resolved to the right bytes */
     size_t n = 600000;
-    uint8_t *dna = malloc(n);
-    fill_dna(dna, n);
     buf_t gz;
-    gz_zlib(dna, n, 1, Z_DEFAULT_STRATEGY, 0, Z_NO_FLUSH, &gz);
     blocks_t b;
-    walk_blocks(&gz, &b);
+    uint8_t *dna = dna_member(n, 1, &gz, &b);
     int i = b.n / 2;
     CHECK(b.out[i] >= SG_DFL_WINDOW, "a block %d with a whole window before it", i);
     sg_dfl_t *z = sg_dfl_new(gz.p, gz.n, b.pos[i], 0, NULL, 0);
@@ -279,7 +282,7 @@ static void test_unknown_window(void)
 
 static void test_streams(void)
 {
-    size_t n = 300000;
+    size_t n = 150000;
     uint8_t *dna = malloc(n), *rnd = malloc(n), *run = malloc(4 * n);
     fill_dna(dna, n);
     for (size_t i = 0; i < n; i++) rnd[i] = (uint8_t)unit_rand();
@@ -408,8 +411,8 @@ static void test_damage(void)
     int bad = 0;
     char what[96];
     /* cut short anywhere, the trailers most of all */
-    for (int i = 0; i < 40 && !bad; i++) {
-        d.n = i < 20 ? gz.n - 1 - (size_t)i : 1 + unit_rand() % (gz.n - 1);
+    for (int i = 0; i < 28 && !bad; i++) {
+        d.n = i < 14 ? gz.n - 1 - (size_t)i : 1 + unit_rand() % (gz.n - 1);
         memcpy(d.p, gz.p, d.n);
         snprintf(what, sizeof what, "cut to %zu of %zu bytes", d.n, gz.n);
         bad |= same_as_zlib(what, &d, chunks, 3);
@@ -423,7 +426,7 @@ static void test_damage(void)
         bad |= same_as_zlib(what, &d, chunks, 3);
     }
     /* a flipped bit anywhere; trailing garbage and zeros */
-    for (int i = 0; i < 60 && !bad; i++) {
+    for (int i = 0; i < 32 && !bad; i++) {
         memcpy(d.p, gz.p, d.n = gz.n);
         size_t at = unit_rand() % gz.n;
         d.p[at] ^= (uint8_t)(1 << unit_below(8));
