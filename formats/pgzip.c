@@ -633,7 +633,7 @@ static void window_push(uint8_t *win, const uint16_t *sym, size_t n_sym, const u
     size_t s0 = total - take; /* the first symbol or byte taken */
     if (s0 < n_sym) sg_dfl_resolve(sym + s0, n_sym - s0, win, w + keep);
     size_t b0 = s0 > n_sym ? s0 - n_sym : 0;
-    memcpy(w + W - (n8 - b0), bytes + b0, n8 - b0);
+    if (n8 > b0) memcpy(w + W - (n8 - b0), bytes + b0, n8 - b0);
     memcpy(win, w, W);
 }
 
