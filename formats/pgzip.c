@@ -16,7 +16,7 @@
  * So what is delivered is exactly the stream decoded from the file's
  * start, whatever the speculation did. A chunk whose start is not where
  * the one before ended (a false candidate that decoded, no candidate
- * found, an output over the limit) is decoded again here, in order, with
+ * found, an output over 32 chunks) is decoded again here, in order, with
  * ISA-L from where the one before ended, until a later chunk's start is
  * reached between two blocks. Each member's CRC32 and length are checked
  * against its trailer. At most a few chunks per thread are in flight. */
@@ -81,7 +81,8 @@ void sg_pgz_close(sg_pgz_t *g) { (void)g; }
 
 #define W SG_DFL_WINDOW
 #define CHUNK_MAX ((size_t)4 << 20) /* compressed bytes per chunk, at most */
-#define CHUNK_MIN ((size_t)1 << 20) /* ... and at least, unless SEQGPU_GZIP_CHUNK says */
+#define CHUNK_MIN ((size_t)1 << 20) /* ... and at least, unless the file compresses very well */
+#define CHUNK_LEAST ((size_t)1 << 16) /* ... or SEQGPU_GZIP_CHUNK says */
 #define ATTEMPTS 32                 /* candidate starts a chunk tries */
 #define SPARES 4                    /* buffers of freed chunks kept for new ones, of each kind */
 
@@ -191,12 +192,14 @@ static int kw_between(const struct inflate_state *s, int bits)
            s->read_in_length == bits && s->avail_in == 0 && s->avail_out > 0;
 }
 
-static void kw_out(kw_t *k, piece_t *p)
+/* Room in p for ISA-L's output, up to limit (and a little past it). */
+static void kw_out(kw_t *k, piece_t *p, size_t limit)
 {
-    piece_room(p, (size_t)1 << 20);
+    size_t want = limit > p->len + (1u << 16) ? limit - p->len : 1u << 16;
+    if (want > (1u << 30)) want = 1u << 30;
+    piece_room(p, want);
     k->st.next_out = p->buf + p->len;
-    size_t room = p->cap - p->len;
-    k->st.avail_out = room > (1u << 30) ? 1u << 30 : (uint32_t)room;
+    k->st.avail_out = (uint32_t)want;
 }
 
 /* Decode toward k->goal into p until p holds limit bytes. KW_FULL: it
@@ -218,7 +221,7 @@ static int kw_step(kw_t *k, piece_t *p, size_t limit)
             k->fed += m;
         }
         if (p->len >= limit) return KW_FULL;
-        kw_out(k, p);
+        kw_out(k, p, limit);
         uint32_t in0 = k->st.avail_in, out0 = k->st.avail_out;
         int in_bits0 = k->st.read_in_length;
         int ret = isal_inflate(&k->st);
@@ -235,7 +238,7 @@ static int kw_step(kw_t *k, piece_t *p, size_t limit)
             return SG_DFL_CORRUPT; /* stuck */
     }
     if (r == 0) return kw_between(&k->st, 0) ? KW_AT : KW_PAST;
-    kw_out(k, p);
+    kw_out(k, p, limit);
     memcpy(&k->snap, &k->st, sizeof k->st);
     size_t len0 = p->len;
     uint8_t byte = k->d[last] & (uint8_t)((1u << r) - 1);
@@ -364,6 +367,10 @@ static int member_body(const sg_pgz_t *g, size_t q, uint64_t *pos)
     return 0;
 }
 
+/* a chunk's output over its limit: the in-order decoder takes it (and no
+ * later candidate of the chunk would do better) */
+#define TOO_BIG (-100)
+
 /* Decode chunk t from candidate c to its end. 0, or why not. */
 static int decode_from(job_t *j, uint64_t c)
 {
@@ -396,7 +403,7 @@ static int decode_from(job_t *j, uint64_t c)
             if ((r = sg_dfl_block(z)) < 0) return r;
             size_t ns;
             sg_dfl_out(z, &ns);
-            if (2 * ns > g->cap) return SG_DFL_CORRUPT; /* over the limit: the in-order decoder takes it */
+            if (2 * ns > g->cap) return TOO_BIG;
             if (r == 0) continue;
             if ((r = take_trailer(g, &t->out, ns, (size_t)(sg_dfl_pos(z) / 8), &after)) < 0) return r;
             if (after == g->n) {
@@ -428,7 +435,7 @@ static int decode_from(job_t *j, uint64_t c)
     for (;;) {
         j->kw->goal = gl.t;
         r = kw_step(j->kw, &t->out, g->cap - 2 * t->n_sym);
-        if (r == KW_FULL) return SG_DFL_CORRUPT; /* over the limit */
+        if (r == KW_FULL) return TOO_BIG;
         if (r < 0) return r;
         if (r == KW_AT && gl.real) {
             t->end = gl.t;
@@ -477,7 +484,8 @@ static int decode_job(void *arg)
     for (int a = 0; a < ATTEMPTS; a++) {
         uint64_t c = sg_dfl_find(j->g->d, j->g->n, from, t->hi);
         if (c == SG_DFL_NONE) break;
-        if (decode_from(j, c) == 0) {
+        int r = decode_from(j, c);
+        if (r == 0) {
             t->start = c;
             t->ok = 1;
             return 0;
@@ -489,6 +497,7 @@ static int decode_job(void *arg)
             j->z = NULL;
         }
         task_reset(t);
+        if (r == TOO_BIG) break;
         from = c + 1;
     }
     return 0;
@@ -760,6 +769,7 @@ static int serial_piece_run(void *arg)
             drop_tasks(g, g->s_next, g->decode_limit);
             g->s_next = g->n_tasks;
             g->eof = 1;
+            g->serial = 0;
             return 1;
         }
         g->s_fed = (uint64_t)after * 8;
@@ -881,7 +891,7 @@ ssize_t sg_pgz_read(sg_pgz_t *g, void *buf, size_t n)
 
 const char *sg_pgz_error(const sg_pgz_t *g) { return g->err; }
 
-uint64_t sg_pgz_pos(const sg_pgz_t *g) { return g->pos / 8; }
+uint64_t sg_pgz_pos(const sg_pgz_t *g) { return (g->serial ? g->s_fed : g->eof ? (uint64_t)g->n * 8 : g->pos) / 8; }
 
 void sg_pgz_stats(const sg_pgz_t *g, sg_pgz_stats_t *st)
 {
@@ -893,19 +903,21 @@ void sg_pgz_stats(const sg_pgz_t *g, sg_pgz_stats_t *st)
     st->in_order = g->n_serial;
 }
 
-/* Compressed bytes per chunk: some 12 MiB of output each (the last
- * member's length says how well the file compresses, when it is one
- * member of less than 4 GiB), 1 to 4 MiB, two chunks a thread at least;
- * or SEQGPU_GZIP_CHUNK. */
+/* Compressed bytes per chunk: two chunks a thread at least, 1 to 4 MiB;
+ * but some 12 MiB of output each where the last member's length says the
+ * file compresses well (when it is one member of less than 4 GiB), down
+ * to 64 KiB (a file of one base: a chunk over its limit is decoded in
+ * order, and the limit is 32 chunks of output). Or SEQGPU_GZIP_CHUNK. */
 static size_t chunk_size(int fd, size_t n, int threads)
 {
     size_t chunk = n / (2 * (size_t)threads);
+    chunk = chunk > CHUNK_MAX ? CHUNK_MAX : chunk < CHUNK_MIN ? CHUNK_MIN : chunk;
     uint8_t isize[4];
     if (n > 4 && pread(fd, isize, 4, (off_t)(n - 4)) == 4 && sg_dfl_le32(isize) > 3 * (uint64_t)n) {
         size_t c = (size_t)((uint64_t)n * (12u << 20) / sg_dfl_le32(isize));
+        c = c < CHUNK_LEAST ? CHUNK_LEAST : c;
         if (c < chunk) chunk = c;
     }
-    chunk = chunk > CHUNK_MAX ? CHUNK_MAX : chunk < CHUNK_MIN ? CHUNK_MIN : chunk;
     const char *env = getenv("SEQGPU_GZIP_CHUNK");
     if (env && *env) {
         char *e;
@@ -934,7 +946,7 @@ sg_pgz_t *sg_pgz_open(const char *path, int threads)
     g->d = m;
     g->n = n;
     g->chunk = chunk;
-    g->cap = 32 * chunk + ((size_t)16 << 20);
+    g->cap = 32 * chunk;
     g->n_tasks = (n + chunk - 1) / chunk;
     g->n_threads = threads;
     g->depth = (size_t)threads + 2;
