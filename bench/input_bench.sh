@@ -17,6 +17,8 @@
 #   SIZE (100M)        genome size (bench/gen_genome.c, seed 7: offtarget_bench.sh's genome)
 #   GUIDES (100), LIMIT (4), BACKEND (auto)
 #   READS_GENOME ("")  genome size for the scc reads (30x of 150 bp), e.g. 50M; empty: no scc part
+#   PARTS ("inflate engines find scc")  which parts to run (to split a long session into commands)
+#   COMPRESS ("gzip -1")  how the plain gzip file is made
 #   THREADS (nproc), REPEATS (3), BENCH_DIR (bench/data), SEQGPU (bin/seqgpu), BUILD (build), PYTHON
 set -eu
 cd "$(dirname "$0")/.."
@@ -30,6 +32,9 @@ REPEATS=${REPEATS:-3}
 BENCH_DIR=${BENCH_DIR:-bench/data}
 SEQGPU=${SEQGPU:-bin/seqgpu}
 BUILD=${BUILD:-build}
+PARTS=${PARTS:-inflate engines find scc}
+COMPRESS=${COMPRESS:-gzip -1}
+want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 # Debian's python3 (with numpy) rather than another on the PATH, as the tests take it
 PYTHON=${PYTHON:-$( [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)}
 for t in gzip pigz bgzip "$PYTHON"; do command -v $t >/dev/null || { echo "input_bench: $t is needed" >&2; exit 1; }; done
@@ -39,7 +44,7 @@ d=$BENCH_DIR/input_$SIZE
 mkdir -p "$d"
 g=$d/genome.fa
 [ -s "$g" ] || "$BUILD/bench/gen_genome" "$SIZE" 7 > "$g"
-[ -s "$g.gz" ] || gzip -1 -c "$g" > "$g.gz"
+[ -s "$g.gz" ] || $COMPRESS -c "$g" > "$g.gz"
 [ -s "$d/genome.bgzf.fa.gz" ] || bgzip -@ "$THREADS" -c "$g" > "$d/genome.bgzf.fa.gz"
 [ -s "$d/genome.2bit" ] || "$PYTHON" tests/twobit.py "$g" "$d/genome.2bit"
 cat "$g" "$g.gz" "$d/genome.bgzf.fa.gz" "$d/genome.2bit" > /dev/null # into the page cache
@@ -49,8 +54,9 @@ out_mb=$(mb "$g")
 
 echo "# inputs on $(uname -n): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) CPUs;" \
     "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-echo "# genome $SIZE: FASTA $out_mb MB, gzip -1 $(mb "$g.gz") MB, BGZF $(mb "$d/genome.bgzf.fa.gz") MB," \
+echo "# genome $SIZE: FASTA $out_mb MB, $COMPRESS $(mb "$g.gz") MB, BGZF $(mb "$d/genome.bgzf.fa.gz") MB," \
     ".2bit $(mb "$d/genome.2bit") MB (page cache); $THREADS threads, median of $REPEATS; $($SEQGPU --version)"
+if want inflate; then
 echo
 echo "## Inflating the plain gzip file ($out_mb MB out)"
 echo
@@ -66,10 +72,14 @@ set -- $(null bgzip_plain bgzip -d -@ "$THREADS" -c "$g.gz"); line "bgzip -d -@ 
 set -- $(null pgz "$BUILD/bench/inflate_bench" --cat "$g.gz" "$THREADS"); line "seqgpu parallel gzip, $THREADS threads" "$1" "$2" "$zc"
 "$BUILD/bench/inflate_bench" --cat "$g.gz" "$THREADS" | cmp -s - "$g" || echo "# WARNING: seqgpu's parallel gzip output differs from the FASTA"
 set -- $(null bgzip_bgzf bgzip -d -@ "$THREADS" -c "$d/genome.bgzf.fa.gz"); line "bgzip -d -@ $THREADS (the BGZF file)" "$1" "$2" "$zc"
+fi
+if want engines; then
 echo
 echo "## The engines, one thread each, and seqgpu's parallel reader (build/bench/inflate_bench; MB per CPU second is the measure on a loaded machine)"
 echo
 REPEATS=$REPEATS "$BUILD/bench/inflate_bench" "$g.gz" $(echo 2 "$THREADS" | tr ' ' '\n' | sort -nu)
+fi
+if want find; then
 echo
 echo "## seqgpu find: $GUIDES guides + NGG, <= $LIMIT mismatches, -b $BACKEND"
 echo
@@ -88,15 +98,16 @@ print('%s: %d, %s' % ('/'.join(r['inputs']), r['inflate_threads'], '-' if s is N
     printf '| %s | %s | %s | %s | %s |\n' "$form" "$1" "$2" "$rs" "$(ratio "$1" "$first")"
     cmp -s "$BENCH_DIR/find_genome_fa.out" "$BENCH_DIR/$tag.out" || echo "# WARNING: $form gives other sites than the FASTA"
 done
-if [ -n "$READS_GENOME" ]; then
+fi
+if want scc && [ -n "$READS_GENOME" ]; then
     [ -x "$BUILD/bench/sim_reads" ] || make "$BUILD/bench/sim_reads" >&2
     rd=$BENCH_DIR/scc_reads_$READS_GENOME.fq
     [ -s "$BENCH_DIR/scc_genome_$READS_GENOME.fa" ] || "$BUILD/bench/gen_genome" "$READS_GENOME" 5 > "$BENCH_DIR/scc_genome_$READS_GENOME.fa"
     [ -s "$rd" ] || "$BUILD/bench/sim_reads" "$BENCH_DIR/scc_genome_$READS_GENOME.fa" 30 150 0.005 5 > "$rd"
-    [ -s "$rd.gz" ] || gzip -1 -c "$rd" > "$rd.gz"
+    [ -s "$rd.gz" ] || $COMPRESS -c "$rd" > "$rd.gz"
     cat "$rd" "$rd.gz" > /dev/null
     echo
-    echo "## seqgpu scc -c 5: $(awk 'END {printf "%.1f", NR / 4e6}' "$rd") M reads ($(mb "$rd") MB FASTQ, $(mb "$rd.gz") MB gzip -1)"
+    echo "## seqgpu scc -c 5: $(awk 'END {printf "%.1f", NR / 4e6}' "$rd") M reads ($(mb "$rd") MB FASTQ, $(mb "$rd.gz") MB $COMPRESS)"
     echo
     printf '| input | seconds | peak RSS (MB) | / FASTQ |\n|---|---|---|---|\n'
     set -- $(run scc_fq "$SEQGPU" scc -q -t "$THREADS" -c 5 -p "$BENCH_DIR/scc_fq" "$rd"); fq=$1
