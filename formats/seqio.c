@@ -960,6 +960,7 @@ static int parse_2bit(sg_reader_t *r, sg_chunk_t *c)
         }
         seg->off = (uint64_t)(out - c->seq);
         sg_2bit_text(pk->tb, s->rec, s->b0, s->b1, out);
+        release_pages((const char *)pk->tb->rec[s->rec].dna + s->b0 / 4, (s->b1 - s->b0) / 4);
         seg->len = s->b1 - s->b0;
         out += seg->len;
         if (i + 1 < pk->n) *out++ = SG_SEP;
