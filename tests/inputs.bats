@@ -50,7 +50,7 @@ forms() {
     $TWOBIT --big-endian "$fa" "$fa.be.2bit"
 }
 
-@test "inputs: plain, gzip 1/6/9, members, BGZF and .2bit give the same bytes, every backend and thread count" {
+@test "inputs: plain, gzip 1/6/9, members, BGZF and .2bit give the same bytes, every backend, 1 to 3 threads" {
     need gzip bgzip
     genome "$T/g.fa" 3
     forms "$T/g.fa"
@@ -64,7 +64,9 @@ forms() {
         [ -s "$T/want.$m" ] || fail "no hits: nothing compared"
         for f in 1.gz 6.gz 9.gz mm.gz bgz v0.2bit v1.2bit be.2bit; do
             for be in $backends; do
-                for t in 1 2 3; do
+                local threads="2"
+                [ "$be" = cpu ] && threads="1 2 3"
+                for t in $threads; do
                     SEQGPU_GZIP_CHUNK=4000 seqgpu find -q -b "$be" -t "$t" -f "$T/$m.tsv" -F tsv "$T/g.fa.$f" > "$T/got" ||
                         fail "$f -b $be -t $t failed"
                     cmp -s "$T/want.$m" "$T/got" || { diff "$T/want.$m" "$T/got" | head -5; fail "$f -b $be -t $t differs"; }
