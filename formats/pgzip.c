@@ -267,6 +267,7 @@ typedef struct {
     uint64_t lo, hi; /* its start is looked for in these bits */
     int last;        /* it decodes to the file's end */
     int state;
+    int dropped; /* no longer wanted: a worker that takes it does nothing */
     int ok, lost;
     uint64_t start, end;
     int end_kind;
@@ -592,6 +593,11 @@ static void *worker(void *arg)
         if (g->stop) break;
         int resolve = g->rq_head != g->rq_tail;
         task_t *t = resolve ? g->task[g->rq[g->rq_head++]] : g->task[g->next_decode++];
+        if (t->dropped) {
+            t->state = T_DECODED;
+            pthread_cond_broadcast(&g->done);
+            continue;
+        }
         pthread_mutex_unlock(&g->mu);
         double t0 = thread_cpu();
         job_t j = {g, t, NULL, kw};
@@ -684,9 +690,13 @@ static void serial_begin(sg_pgz_t *g)
     if (!g->at_member) kw_start(g->skw, g->d, g->pos, g->window, W);
 }
 
-/* Drop the chunks [from, to): the in-order decoding went past their starts. */
+/* Drop the chunks [from, to): the in-order decoding went past their starts
+ * (those no worker has taken are not decoded). */
 static void drop_tasks(sg_pgz_t *g, size_t from, size_t to)
 {
+    pthread_mutex_lock(&g->mu);
+    for (size_t k = from; k < to; k++) g->task[k]->dropped = 1;
+    pthread_mutex_unlock(&g->mu);
     for (size_t k = from; k < to; k++) {
         wait_state(g, g->task[k], T_DECODED);
         task_release(g, g->task[k]);
