@@ -19,7 +19,7 @@
  * found, an output over 32 chunks) is decoded again here, in order, with
  * ISA-L from where the one before ended, until a later chunk's start is
  * reached between two blocks. Each member's CRC32 and length are checked
- * against its trailer. At most a few chunks per thread are in flight. */
+ * against its trailer. At most threads + 2 chunks are in flight (docs/design.md). */
 #define _GNU_SOURCE
 #include "pgzip.h"
 #include "../src/log.h"
