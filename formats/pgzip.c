@@ -305,6 +305,7 @@ struct sg_pgz {
     int s_between;    /* ... between two blocks there (or before a member's header: s_header) */
     int s_header;
     int s_counted;    /* it inflated something since it began (stats) */
+    int s_begin;      /* ISA-L is to start at s_fed with the window */
     piece_t own;      /* its piece */
     piece_t *cur;     /* the piece being read, from cur_off */
     task_t *cur_task; /* its chunk, or NULL */
@@ -687,7 +688,7 @@ static void serial_begin(sg_pgz_t *g)
     g->s_fed = g->pos;
     g->s_between = 1;
     g->s_header = g->at_member;
-    if (!g->at_member) kw_start(g->skw, g->d, g->pos, g->window, W);
+    g->s_begin = !g->at_member; /* ISA-L is started by serial_piece_run, which reads the mapping under its guard */
 }
 
 /* Drop the chunks [from, to): the in-order decoding went past their starts
@@ -750,6 +751,10 @@ static int serial_piece_run(void *arg)
             g->serial = 0;
             g->k_valid = g->k_deliver = g->s_next;
             return 1;
+        }
+        if (g->s_begin) {
+            kw_start(g->skw, g->d, g->s_fed, g->window, W);
+            g->s_begin = 0;
         }
         if (g->s_header) { /* the member whose header is at s_fed */
             uint64_t pos = 0;

@@ -228,3 +228,26 @@ PY
     assert_failure 1
     assert_output --partial ".2bit"
 }
+
+@test "inputs: a gzip or .2bit file truncated while it is read is a read error naming it" {
+    need gzip
+    genome "$T/g.fa" 9
+    for i in 1 2 3 4 5 6; do cat "$T/g.fa"; done > "$T/big.fa"
+    gzip -1 -c "$T/big.fa" > "$T/big.fa.gz"
+    $TWOBIT "$T/big.fa" "$T/big.2bit"
+    mkfifo "$T/pipe"
+    for f in big.fa.gz big.2bit; do
+        SEQGPU_GZIP_CHUNK=16000 "$SEQGPU" find -t 3 --chunk-size 64K -m A --stats "$T/s.json" "$T/$f" > "$T/pipe" 2> "$T/err" &
+        local pid=$!
+        exec 7< "$T/pipe"
+        head -c 1 <&7 > /dev/null # it reads and writes hits: the pipe holds it there, a few chunks ahead
+        truncate -s 100000 "$T/$f"
+        cat <&7 > /dev/null
+        exec 7<&-
+        wait $pid && st=0 || st=$?
+        [ "$st" -eq 1 ] || fail "$f: exit status $st, not 1: $(cat "$T/err")"
+        grep -qE "cannot read '$T/$f': (the file was truncated while it was read|truncated or corrupt compressed data)" \
+            "$T/err" || fail "$f: $(cat "$T/err")"
+        [ ! -e "$T/s.json" ] || fail "$f: --stats written"
+    done
+}
