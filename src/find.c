@@ -27,10 +27,10 @@
 static void usage(FILE *fp)
 {
     fprintf(fp,
-"Usage: seqgpu find [options] [<in.fa|in.fq|->[.gz] ...]\n"
+"Usage: seqgpu find [options] [<in.fa|in.fq|in.2bit|->[.gz] ...]\n"
 "       seqgpu find [options] --cas-offinder input.txt\n"
 "\n"
-"Find every occurrence of IUPAC DNA motifs in FASTA/FASTQ records, on both\n"
+"Find every occurrence of IUPAC DNA motifs in FASTA/FASTQ/.2bit records, on both\n"
 "strands, exactly or within a number of mismatches and next to a PAM, on a\n"
 "GPU when there is one and on all CPU cores when not. Output is BED6 by\n"
 "default, identical from every backend and thread count. With no input named,\n"
@@ -214,6 +214,7 @@ static void write_stats(FILE *fp, const find_opts_t *o, const find_ctx_t *ctx, c
     }
     fprintf(fp, "  ],\n  \"hits\": %llu,\n", (unsigned long long)total);
     if (ctx->backend->stats) ctx->backend->stats(ctx->backend, fp);
+    sg_read_stats_json(fp);
     fputs("  \"stage_seconds\": {", fp);
     for (int s = 0; s < N_STEPS; s++) fprintf(fp, "%s\"%s\": %.4f", s ? ", " : "", step_names[s], busy[s]);
     fprintf(fp, "},\n  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n", wall,

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "find_casoff.h"
 #include "../formats/seqio.h"
+#include "../formats/twobit.h"
 #include "cli.h"
 #include "log.h"
 
@@ -36,7 +37,7 @@ static int first_byte(const char *path, char *err, size_t errsz)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The genome's FASTA files: path itself, or the FASTA files of the folder path. */
+/* The genome's files: path itself, or the FASTA and .2bit files of the folder path. */
 static int list_genome(const char *path, sg_casoff_t *co, char *err, size_t errsz)
 {
     struct stat st;
@@ -77,8 +78,10 @@ static int list_genome(const char *path, sg_casoff_t *co, char *err, size_t errs
             r = SG_ERR_INPUT;
         } else if (!S_ISREG(st.st_mode)) {
             c = -2; /* a subfolder, a device: not part of the genome */
+        } else if (sg_2bit_file(file)) {
+            c = '>'; /* UCSC .2bit, as Cas-OFFinder reads it */
         } else if (nl > 5 && !strcmp(names[i] + nl - 5, ".2bit")) {
-            snprintf(err, errsz, "'%s': 2bit genomes are not read; convert it to FASTA (twoBitToFa)", file);
+            snprintf(err, errsz, "'%s' is named .2bit but is not a .2bit file (no signature 0x1A412743)", file);
             r = SG_ERR_INPUT;
         } else if ((c = first_byte(file, err, errsz)) == SG_ERR_INPUT) {
             r = SG_ERR_INPUT;
@@ -88,13 +91,13 @@ static int list_genome(const char *path, sg_casoff_t *co, char *err, size_t errs
             co->files[co->n_files++] = file;
             continue;
         }
-        if (r == 0 && c != -2) sg_warn("'%s' is not FASTA: skipped", file);
+        if (r == 0 && c != -2) sg_warn("'%s' is not FASTA or .2bit: skipped", file);
         free(file);
     }
     free(names);
     if (r < 0) return r;
     if (!co->n_files) {
-        snprintf(err, errsz, "no FASTA files in the genome folder '%s'", path);
+        snprintf(err, errsz, "no FASTA or .2bit files in the genome folder '%s'", path);
         return SG_ERR_INPUT;
     }
     return 0;

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "log.h"
 #include "version.h"
+#include "../formats/pgzip.h"
 
 int main_find(int argc, char **argv);
 int main_scc(int argc, char **argv);
@@ -55,6 +56,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) return sg_version();
     if (!strcmp(cmd, "version")) {
         printf("seqgpu %s\nhtslib %s\nbackends: %s\n", SG_VERSION, hts_version(), sg_backend_list());
+        printf("gzip: %s\n", sg_pgz_available() ? "plain gzip inflated on all threads (ISA-L)"
+                                                 : "plain gzip inflated on one thread (built without ISA-L)");
 #ifdef SG_HAVE_CUDA
         char cuda[128];
         sg_cuda_versions(cuda, sizeof cuda);

@@ -36,7 +36,7 @@
 static void usage(FILE *fp)
 {
     fprintf(fp,
-"Usage: seqgpu scc [options] [<reads.fq|reads.fa|graph.gfa>[.gz] ...]\n"
+"Usage: seqgpu scc [options] [<reads.fq|reads.fa|reads.2bit|graph.gfa>[.gz] ...]\n"
 "\n"
 "Find cyclic repeat structures (tandem repeats, satellites, repeat families):\n"
 "build a de Bruijn graph of the repeated k-mers of the reads, compact it into\n"
@@ -412,6 +412,7 @@ static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, con
         fputs(",\n", fp);
     }
     fprintf(fp, "  \"threads\": %d,\n", o->threads);
+    sg_read_stats_json(fp);
     if (run->builder) run->builder->stats(run->builder, fp);
     if (run->solver->stats) {
         fprintf(fp, "  \"scc_%s\": {", run->solver->name);

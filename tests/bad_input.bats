@@ -526,6 +526,34 @@ print('ok')" "$T/s.json" "$(printf '%s/l\xe9\xffa.fa' "$T")"
     assert_output --partial "invalid character byte 0x20"
 }
 
+@test "messages: CR-only line ends (old Mac) are refused naming the file, never read as empty records" {
+    printf '>a\rACGTGAATTCAA\rGAATTC\r' > "$T/cr.fa"
+    printf '>a desc\rACGT\r>b\rGAATTC\r' > "$T/cr2.fa"
+    printf '@r1\rACGTGAATTC\r+\rIIIIIIIIII\r' > "$T/cr.fq"
+    printf '>a\nACGT\rGAATTC\r\n' > "$T/mixed.fa"
+    gzip -c "$T/cr.fa" > "$T/cr.fa.gz"
+    for f in cr.fa cr2.fa cr.fq cr.fa.gz mixed.fa; do
+        for cmd in "find -q -m GAATTC" "scc -q -k 11 -c 1 -p $T/o"; do
+            run seqgpu $cmd "$T/$f"
+            assert_failure 1
+            assert_output --partial "'$T/$f': record 1"
+            assert_output --partial "CR-only"
+            [ ! -e "$T/o.repeats.tsv" ] || fail "scc left an output for $f"
+        done
+    done
+    # through a pipe and in any block size, the same
+    for c in 1 5 4096; do
+        run bash -c "'$SEQGPU' find -q --chunk-size $c -m GAATTC - < '$T/cr.fa'"
+        assert_failure 1
+        assert_output --partial "CR-only"
+    done
+    # CRLF is fine, and so is a CR at the end of a header with trailing blanks
+    printf '>a desc\r\nACGTGAATTC\r\n>b \r \r\nGAATTC\r\n' > "$T/crlf.fa"
+    run seqgpu find -q -F count -m GAATTC "$T/crlf.fa"
+    assert_success
+    assert_output "$(printf 'seqID\tpatternName\thits\na\tGAATTC\t1\nb\tGAATTC\t1')"
+}
+
 @test "messages: a GFA graph given to find is named as one" {
     printf 'H\tVN:Z:1.0\nS\ta\tACGT\n' > "$T/g.gfa"
     run seqgpu find -m ACGT "$T/g.gfa"

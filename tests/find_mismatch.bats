@@ -257,7 +257,7 @@ write_casoff() {
     write_casoff "$T/empty" NNNNNNNGG 2 ACGTACGNN
     run seqgpu find --cas-offinder "$T/in.txt"
     assert_failure 1
-    assert_output --partial "no FASTA files"
+    assert_output --partial "no FASTA or .2bit files"
 }
 
 @test "mismatches: --stats names each motif's window and limit" {
