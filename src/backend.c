@@ -291,7 +291,8 @@ int sg_graph_builder_open(const char *graph, const char *name, const sg_graph_op
         return SG_ERR_INPUT;
     }
     sg_kmer_table_t *t;
-    const sg_kmer_opts_t ko = {.k = o->k, .n_threads = o->n_threads, .devices = o->devices, .max_bytes = o->max_bytes};
+    const sg_kmer_opts_t ko = {.k = o->k, .n_threads = o->n_threads, .devices = o->devices, .max_bytes = o->max_bytes,
+                               .tmp_dir = o->tmp_dir, .expect = o->expect, .min_keep = sg_graph_min_count(o)};
     int r = sg_kmer_table_open(name, &ko, &t, err, errsz);
     return r < 0 ? r : sg_graph_builder_dbg(t, o, out);
 }
