@@ -65,7 +65,7 @@ typedef sg_kmer128_t kmer_t;
 /* bins: as many as keep a bin near BIN_KMERS k-mers, within 1..MAX_BINS */
 #define BIN_KMERS (1u << 16)
 #define MAX_BINS 4096
-/* a bin is counted in at most MAX_SLICES hash slices (the top byte of the hash) */
+/* a bin is counted in at most MAX_SLICES hash slices (a byte of its table's hash) */
 #define MAX_SLICES 256
 /* blocks a thread gathers before one write to the spill file */
 #define STAGE 16
@@ -507,6 +507,8 @@ struct worker {
     uint32_t *fill;      /* ... its bytes ... */
     uint32_t *items;     /* ... and k-mers */
     uint64_t ring[64];   /* the hashes of the minimizer window */
+    unsigned char *packed; /* the run being cut, 2 bits a base (the first highest), and SLACK bytes more */
+    size_t m_packed;
     uint64_t superkmers;
     cache_t cache;
     descs_t descs;
@@ -527,28 +529,26 @@ static inline int in_part(const table_t *t, uint64_t h)
     return t->n_parts <= 1 || sg_kmer_part(h, t->n_parts) == t->part;
 }
 
-/* One record of n k-mers (n + k - 1 bases of A/C/G/T at s) into bin b. */
-static int emit(table_t *t, worker_t *w, uint32_t b, const unsigned char *s, uint32_t n)
+/* One record of the n k-mers from base `from` of the packed run into bin b:
+ * its bases copied a byte at a time, shifted where they do not start a byte. */
+static int emit(table_t *t, worker_t *w, uint32_t b, uint64_t from, uint32_t n)
 {
-    const uint32_t bases = n + (uint32_t)t->k - 1, bytes = 1 + (bases + 3) / 4;
-    if (w->fill[b] + bytes > BLOCK - SLACK) {
+    const uint32_t bases = n + (uint32_t)t->k - 1, nbytes = (bases + 3) / 4;
+    if (w->fill[b] + 1 + nbytes > BLOCK - SLACK) {
         int r = store(t, &w->cache, &w->descs, &w->stage, &t->bins[b], &w->cur[b], w->fill[b], w->items[b]);
         if (r < 0) return r;
         __atomic_add_fetch(&t->bin_kmers[b], w->items[b], __ATOMIC_RELAXED);
         w->fill[b] = w->items[b] = 0;
     }
     unsigned char *o = w->cur[b] + w->fill[b];
-    *o++ = (unsigned char)n;
-    uint32_t i = 0;
-    for (; i + 4 <= bases; i += 4)
-        *o++ = (unsigned char)(base_code[s[i]] << 6 | base_code[s[i + 1]] << 4 | base_code[s[i + 2]] << 2 |
-                               base_code[s[i + 3]]);
-    if (i < bases) {
-        unsigned x = 0;
-        for (uint32_t j = 0; j < 4; j++) x = x << 2 | (i + j < bases ? (unsigned)base_code[s[i + j]] : 0);
-        *o++ = (unsigned char)x;
-    }
-    w->fill[b] += bytes;
+    o[0] = (unsigned char)n;
+    const unsigned char *in = w->packed + from / 4;
+    const int sh = 2 * (int)(from & 3);
+    if (!sh) memcpy(o + 1, in, nbytes);
+    else
+        for (uint32_t j = 0; j < nbytes; j++) o[1 + j] = (unsigned char)(in[j] << sh | in[j + 1] >> (8 - sh));
+    if (bases & 3) o[nbytes] &= (unsigned char)(0xff00 >> (2 * (bases & 3))); /* no bases of the next record */
+    w->fill[b] += 1 + nbytes;
     w->items[b] += n;
     w->superkmers++;
     return 0;
@@ -561,6 +561,22 @@ static int emit(table_t *t, worker_t *w, uint32_t b, const unsigned char *s, uin
 static int bin_run(table_t *t, worker_t *w, const unsigned char *s, uint64_t n)
 {
     const int k = t->k, m = t->m, win = k - m + 1;
+    const uint64_t bases = n + (uint64_t)k - 1;
+    if (bases / 4 + SLACK > w->m_packed) {
+        w->m_packed = 2 * (bases / 4 + SLACK);
+        w->packed = sg_realloc(w->packed, w->m_packed);
+    }
+    /* the run packed once; its records copy from it */
+    unsigned char *pk = w->packed;
+    uint64_t i = 0;
+    for (; i + 4 <= bases; i += 4)
+        *pk++ = (unsigned char)(base_code[s[i]] << 6 | base_code[s[i + 1]] << 4 | base_code[s[i + 2]] << 2 |
+                                base_code[s[i + 3]]);
+    if (i < bases) {
+        unsigned x = 0;
+        for (uint64_t j = 0; j < 4; j++) x = x << 2 | (i + j < bases ? (unsigned)base_code[s[i + j]] : 0);
+        *pk++ = (unsigned char)x;
+    }
     const uint64_t mmask = (1ull << (2 * m)) - 1;
     const int parted = t->n_parts > 1;
     uint64_t f = 0, r = 0, min_h = UINT64_MAX;
@@ -570,14 +586,14 @@ static int bin_run(table_t *t, worker_t *w, const unsigned char *s, uint64_t n)
     int at = 0; /* the ring's next slot */
     uint32_t bin = UINT32_MAX, run = 0;
     uint64_t run_start = 0;
-    for (int i = 0; i < m - 1; i++) {
-        uint64_t c = (uint64_t)base_code[s[i]];
+    for (int j = 0; j < m - 1; j++) {
+        uint64_t c = (uint64_t)base_code[s[j]];
         f = (f << 2 | c) & mmask;
         r = r >> 2 | (3 - c) << (2 * (m - 1));
     }
     if (parted)
-        for (int i = 0; i < k - 1; i++) {
-            kmer_t c = (kmer_t)base_code[s[i]];
+        for (int j = 0; j < k - 1; j++) {
+            kmer_t c = (kmer_t)base_code[s[j]];
             kf = (kf << 2 | c) & kmask;
             kr = kr >> 2 | (3 - c) << (2 * (k - 1));
         }
@@ -614,14 +630,14 @@ static int bin_run(table_t *t, worker_t *w, const unsigned char *s, uint64_t n)
             continue;
         }
         if (run) {
-            int e = emit(t, w, bin, s + run_start, run);
+            int e = emit(t, w, bin, run_start, run);
             if (e < 0) return e;
         }
         bin = b;
         run = b != UINT32_MAX;
         run_start = j;
     }
-    return run ? emit(t, w, bin, s + run_start, run) : 0;
+    return run ? emit(t, w, bin, run_start, run) : 0;
 }
 
 static worker_t *worker_get(table_t *t)
@@ -641,6 +657,15 @@ static worker_t *worker_get(table_t *t)
     t->workers = w;
     pthread_mutex_unlock(&t->mu);
     return w;
+}
+
+static void worker_free(worker_t *w)
+{
+    free(w->packed);
+    free(w->cur);
+    free(w->fill);
+    free(w->items);
+    free(w);
 }
 
 static void worker_put(table_t *t, worker_t *w)
@@ -691,10 +716,7 @@ static int flush_workers(table_t *t)
     while (t->workers) {
         worker_t *w = t->workers;
         t->workers = w->next;
-        free(w->cur);
-        free(w->fill);
-        free(w->items);
-        free(w);
+        worker_free(w);
     }
     t->idle = NULL;
     return r;
@@ -709,8 +731,9 @@ typedef struct {
 } entry_t;
 
 struct counter {
-    entry_t *slot;         /* the bin's hash table: cap slots of the m allocated, zeroed */
+    entry_t *slot;         /* the bin's hash table: cap (2^bits) slots of the m allocated, zeroed */
     uint64_t cap, m, size;
+    int bits;
     uint64_t hist[SG_HIST_BINS];
     uint64_t total;
     double ratio_k, ratio_d; /* k-mers and distinct ones counted so far: a bin's table is sized by their ratio */
@@ -759,12 +782,26 @@ static void table_size(counter_t *ct, uint64_t cap)
         ct->m = cap;
     }
     ct->cap = cap;
+    ct->bits = __builtin_ctzll(cap);
 }
 
-static void insert(counter_t *ct, kmer_t x, uint64_t h)
+/* A bin table's hash: one multiply (Fibonacci hashing, its top bits the
+ * slot), enough for a table in the cache; the store takes the k-mer hash. */
+static inline uint64_t slot_hash(kmer_t x)
+{
+#if SG_KMER_BITS == 128
+    return ((uint64_t)x ^ (uint64_t)(x >> 64) * 0xc2b2ae3d27d4eb4full) * FIB;
+#else
+    return x * FIB;
+#endif
+}
+
+static inline uint64_t slot_of(const counter_t *ct, uint64_t sh) { return sh >> (64 - ct->bits); }
+
+static void insert(counter_t *ct, kmer_t x, uint64_t sh)
 {
     const uint64_t mask = ct->cap - 1;
-    uint64_t i = h & mask;
+    uint64_t i = slot_of(ct, sh);
     ct->total++;
     for (entry_t *e; (e = &ct->slot[i])->count; i = (i + 1) & mask)
         if (e->key == x) {
@@ -777,9 +814,10 @@ static void insert(counter_t *ct, kmer_t x, uint64_t h)
         const uint64_t cap = ct->cap;
         ct->slot = sg_calloc(2 * cap, sizeof *ct->slot);
         ct->cap = ct->m = 2 * cap;
+        ct->bits++;
         for (uint64_t j = 0; j < cap; j++) {
             if (!old[j].count) continue;
-            uint64_t s = kmer_hash(old[j].key) & (ct->cap - 1);
+            uint64_t s = slot_of(ct, slot_hash(old[j].key));
             while (ct->slot[s].count) s = (s + 1) & (ct->cap - 1);
             ct->slot[s] = old[j];
         }
@@ -811,9 +849,9 @@ static void count_block(const table_t *t, counter_t *ct, const unsigned char *p,
             f = (f << 2 | c) & kmask;
             r = r >> 2 | (3 - c) << (2 * (k - 1));
             xs[nx] = f < r ? f : r; /* a part's records hold its k-mers only */
-            hs[nx] = kmer_hash(xs[nx]);
-            if (ct->n_slices > 1 && (uint32_t)(hs[nx] >> 56) % ct->n_slices != ct->slice) continue;
-            __builtin_prefetch(&ct->slot[hs[nx] & (ct->cap - 1)], 1);
+            hs[nx] = slot_hash(xs[nx]);
+            if (ct->n_slices > 1 && (uint32_t)(hs[nx] >> 24 & 0xff) % ct->n_slices != ct->slice) continue;
+            __builtin_prefetch(&ct->slot[slot_of(ct, hs[nx])], 1);
             if (++nx == BATCH) {
                 for (int j = 0; j < BATCH; j++) insert(ct, xs[j], hs[j]);
                 nx = 0;
@@ -824,8 +862,8 @@ static void count_block(const table_t *t, counter_t *ct, const unsigned char *p,
 }
 #undef BATCH
 
-/* The bin's k-mers of hash slice `slice` of n_slices (the top bits of the
- * hash, which neither the table's slots nor a --part take) into the table,
+/* The bin's k-mers of hash slice `slice` of n_slices (bits of the table's
+ * hash that its slots do not take) into the table,
  * then out to the histogram and the store. A bin read from the spill file
  * is read once per slice. */
 static int count_slice(table_t *t, counter_t *ct, blk_t *list, uint32_t slice, uint32_t n_slices, int last)
@@ -1794,10 +1832,7 @@ static void kt_free(sg_kmer_table_t *kt)
     kept_free(&t->kept);
     for (worker_t *w = t->workers; w;) {
         worker_t *next = w->next;
-        free(w->cur);
-        free(w->fill);
-        free(w->items);
-        free(w);
+        worker_free(w);
         w = next;
     }
     free(t->loader);
