@@ -58,11 +58,10 @@ static void usage(FILE *fp)
 "                       of identity >= --min-identity, short and internal ones too\n"
 "      --edges FILE     take a directed graph as two integer columns instead\n"
 "      --write-graph F  also write the whole compacted graph as GFA\n"
-"      --max-memory SIZE  when the k-mer table would outgrow SIZE (1M or more,\n"
-"                       e.g. 2500M), count the k-mers in parts over more passes\n"
-"                       of the reads, through files in --tmp-dir\n"
-"                                                [3/4 of the available memory]\n"
-"      --tmp-dir DIR    folder for those files             [the folder of PREFIX]\n"
+"      --max-memory SIZE  hold at most SIZE in memory (1M or more, e.g. 2500M):\n"
+"                       the k-mers beyond go through one file in --tmp-dir, in\n"
+"                       the same one pass over the reads [3/4 of the available memory]\n"
+"      --tmp-dir DIR    folder for that file              [the folder of PREFIX]\n"
 "      --part I/N       count only part I of N of the k-mers (by hash) ...\n"
 "      --counts-out F   ... and write them to F, a k-mer counts file: nothing else\n"
 "      --counts         the inputs are the N counts files of a run's parts: the graph,\n"
@@ -71,8 +70,8 @@ static void usage(FILE *fp)
 "                       BGZF-compressed, as PREFIX.repeats.tsv.gz ...  [seqgpu_scc]\n"
 "  -t, --threads INT    total threads                          [all online CPUs]\n"
 "  -b, --backend STR    auto | cpu | cuda, for graph building and SCCs [auto: cuda\n"
-"                       for inputs of 1M+ graph vertices when a device is usable;\n"
-"                       overlap: index and chains, when the device is estimated faster]\n"
+"                       when a device is usable and estimated faster, from the\n"
+"                       input's size, -c, the threads, and the graph's vertices]\n"
 "      --device I[,I]   CUDA device(s): the k-mers counted on all of them, the SCCs\n"
 "                       (and the overlap index and chains) found on the first [0]\n"
 "      --stats FILE     write a JSON run summary (histogram, coverage, graph sizes, stage times)\n"
@@ -176,9 +175,10 @@ static size_t least_memory(const scc_opts_t *o)
     return reads_memory(&low) + sg_kmer_table_cpu_least(o->threads);
 }
 
-/* The k-mers the reads hold, to plan their counting: a base each, and
- * FASTQ's bases half its bytes (0: unknown, standard input). */
-static uint64_t kmers_expected(const scc_opts_t *o)
+/* The bases of reads the inputs hold, to plan for (a k-mer each): FASTQ's
+ * bases are half its bytes, and compressed inputs inflate about threefold
+ * (0: unknown, standard input). */
+static uint64_t bases_expected(const scc_opts_t *o)
 {
     double bytes = sg_input_bases(o->inputs, o->n_inputs);
     return bytes > 0 ? (uint64_t)(bytes / 2) : 0;
@@ -209,6 +209,18 @@ static const char *choose(const scc_opts_t *o, double vertices, char *why, size_
     return sg_backend_auto(&e, why, whysz);
 }
 
+/* The backend of the run before any input is read: -b, or auto's choice
+ * for the de Bruijn graph of the reads (their k-mers counted and compacted
+ * there), else for a graph of the vertices the inputs' size suggests. */
+static const char *choose_start(const scc_opts_t *o, char *why, size_t whysz)
+{
+    if (strcmp(o->backend, "auto") || o->edges || o->counts || strcmp(o->graph, "dbg"))
+        return choose(o, input_vertices(o), why, whysz);
+    sg_backend_estimate_t e;
+    sg_dbg_plan((double)bases_expected(o), o->threads, o->min_count > 0, &e);
+    return sg_backend_auto(&e, why, whysz);
+}
+
 static int open_solver(const scc_opts_t *o, const char *name, scc_run_t *run, char *err, size_t errsz)
 {
     const sg_scc_opts_t so = {.n_threads = o->threads, .devices = &o->devices, .kw = o->kw, .kv = o->kv, .kt = o->kt};
@@ -227,7 +239,7 @@ static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
 {
     sg_graph_opts_t go = {.k = o->k, .min_copies = o->min_copies, .min_count = o->min_count,
                           .n_threads = o->threads, .devices = &o->devices, .tmp_dir = o->tmp_dir,
-                          .inputs = o->inputs, .n_inputs = o->n_inputs, .expect = kmers_expected(o),
+                          .inputs = o->inputs, .n_inputs = o->n_inputs, .expect = bases_expected(o),
                           .k_given = o->k_given, .min_overlap = (uint32_t)o->min_overlap,
                           .min_identity = o->min_identity, .overlaps = o->overlaps, .overlaps_out = o->overlaps_out,
                           .fallback = !strcmp(o->backend, "auto")};
@@ -260,9 +272,9 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
         snprintf(run->graph_why, sizeof run->graph_why, "auto: cpu (the overlaps are read from PAF)");
         name = "cpu";
     } else if (!strcmp(o->backend, "auto") && !strcmp(o->graph, "overlap")) {
-        /* the own overlapper's index, for the bases of reads the inputs hold (FASTQ: half its bytes) */
+        /* the own overlapper's index and chaining, for the bases of reads the inputs hold */
         sg_backend_estimate_t e;
-        sg_overlap_plan(input_vertices(o) * 100, o->threads, &e);
+        sg_overlap_plan((double)bases_expected(o), o->threads, &e);
         name = sg_backend_auto(&e, run->graph_why, sizeof run->graph_why);
     }
     if (o->verbose && run->graph_why[0]) sg_info("graph: %s", run->graph_why);
@@ -722,7 +734,7 @@ int main_scc(int argc, char **argv)
     /* the backend for the size of the input; a solver on a device starts it
      * now, while the input is read */
     char err[512] = "";
-    const char *name = choose(&o, input_vertices(&o), run->graph_why, sizeof run->graph_why);
+    const char *name = choose_start(&o, run->graph_why, sizeof run->graph_why);
     if ((r = open_solver(&o, name, run, err, sizeof err)) == SG_ERR_DEVICE && !strcmp(o.backend, "auto")) {
         sg_backend_fell_back(err, "using the cpu backend", run->graph_why, sizeof run->graph_why);
         run->device_failed = 1;

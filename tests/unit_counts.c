@@ -1,9 +1,8 @@
 /* The k-mer counts file (formats/counts.h) and the hash parts behind it:
  * parts halve exactly; a file read back is what was written, for both
  * k-mer widths; every truncation and every changed byte of a file is an
- * error, never a crash or a silent difference; the cpu table counts a part,
- * and when it narrows under its byte limit it holds exactly the first part
- * it says, with every count right. */
+ * error, never a crash or a silent difference; the cpu table counts a part
+ * with every count right, in memory and through its spill file. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
@@ -234,6 +233,13 @@ static void test_table_parts(void)
         sg_kmer_counts_t kc = {0};
         uint64_t total = t->total(t), distinct = t->distinct(t);
         CHECK(t->take(t, 1, &kc) == 0, "take");
+        /* the limit sent the super-k-mers and the counted k-mers through the file, and took them back */
+        char stats[1024] = "";
+        FILE *fp = fmemopen(stats, sizeof stats - 1, "w");
+        t->stats(t, fp);
+        fclose(fp);
+        const char *sp = strstr(stats, "\"spilled_bytes\": "), *rd = strstr(stats, "\"spill_read_bytes\": ");
+        CHECK(sp && rd && (atoll(sp + 17) > 0) == limit && (atoll(rd + 20) > 0) == limit, "limit %d: %s", limit, stats);
         /* the brute force's k-mers of that part, with their counts */
         uint64_t want_n = 0, want_total = 0, bad = 0;
         for (uint64_t i = 0; i < n_all;) {
