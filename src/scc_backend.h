@@ -65,7 +65,7 @@ struct sg_kmer_table {
     uint64_t (*total)(const sg_kmer_table_t *t);
     /** hist[c]: distinct k-mers seen c times (c < n - 1); hist[n - 1]: n - 1 times or more. */
     int (*histogram)(sg_kmer_table_t *t, uint64_t *hist, int n);
-    /** Keep only the k-mers seen at least min times. */
+    /** Keep only the k-mers seen at least min times (once). */
     int (*filter)(sg_kmer_table_t *t, uint32_t min);
     /** The node-centric de Bruijn graph of the kept k-mers compacted into
      * unitigs (maximal non-branching paths; a branch-free cycle is one unitig

@@ -75,7 +75,8 @@ int sg_counts_part(const sg_graph_opts_t *o, sg_reader_t *rd, uint32_t part, uin
                    const char *name, sg_part_summary_t *sum)
 {
     const sg_kmer_opts_t ko = {.k = o->k, .n_threads = o->n_threads, .part = part - 1, .n_parts = n_parts,
-                               .expect = o->expect, .min_keep = sg_graph_min_count(o)};
+                               .max_bytes = o->max_bytes, .tmp_dir = o->tmp_dir, .expect = o->expect,
+                               .min_keep = sg_graph_min_count(o)};
     sg_kmer_table_t *t;
     char err[256];
     int r = sg_kmer_table_cpu(&ko, &t, err, sizeof err);

@@ -50,8 +50,9 @@ typedef struct {
 
 /**
  * Count part `part` (1..n_parts) of the k-mers of rd (freed here) on the
- * cpu, and write it to out as a counts file (formats/counts.h) holding the
- * k-mers seen at least o->min_count times (2 when it is not set).
+ * cpu, within o->max_bytes (through o->tmp_dir), and write it to out as a
+ * counts file (formats/counts.h) holding the k-mers seen at least
+ * o->min_count times (2 when it is not set).
  * @return 0 or a negative SG_ERR_* code (message printed)
  */
 int sg_counts_part(const sg_graph_opts_t *o, sg_reader_t *rd, uint32_t part, uint32_t n_parts, FILE *out,

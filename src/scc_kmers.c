@@ -145,14 +145,14 @@ static void big_free(void *p, size_t bytes)
     if (p) munmap(p, bytes ? bytes : 1);
 }
 
-/* Free blocks go back to the system, page by page (runs of them at once),
- * and are carved again later: what the table holds is what it uses. */
 static int cmp_ptr(const void *a, const void *b)
 {
     uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
     return (x > y) - (x < y);
 }
 
+/* Free blocks go back to the system, page by page (runs of them at once),
+ * and are handed out again later: what the table holds is what it uses. */
 static void pool_release(pool_t *p)
 {
     pthread_mutex_lock(&p->mu);
@@ -273,8 +273,7 @@ typedef struct {
     uint32_t n_bins;
     const char *tmp_dir;
     pool_t pool;
-    pthread_mutex_t mu;        /* the lists below, descriptors, the first error */
-    descs_t descs;
+    pthread_mutex_t mu;        /* the descriptors' arrays, the workers' lists, the spill file's opening, the first error */
     blk_t **desc_chunks;
     int n_desc_chunks;
     blk_t **bins;              /* super-k-mer blocks of each bin (pushed without a lock) */
@@ -285,7 +284,7 @@ typedef struct {
     counter_t *loader;         /* add_counts' */
     spill_t spill;
     int failed;                /* an error was met (err says which) */
-    int counted, filtered;
+    int counted;
     uint64_t total, distinct, superkmers, slices;
     uint64_t slice_bytes;      /* the most a thread's bin table takes under a byte limit (0: no limit) */
     uint64_t hist[SG_HIST_BINS]; /* distinct k-mers seen c times; the last bin the rest */
@@ -748,6 +747,12 @@ struct counter {
     int err;
 };
 
+/* A k-mer and a number (its count, or its unitig), for sorting and gathering. */
+typedef struct {
+    kmer_t key;
+    uint32_t v;
+} kv_t;
+
 /* A pair of the store: the k-mer, then its count. */
 #define PAIR (sizeof(kmer_t) + 4)
 
@@ -977,20 +982,17 @@ typedef struct {
     uint8_t nb, count, started;
 } vert_t;
 
-
 typedef struct {
     table_t *t;
     uint32_t min;
     uint64_t *part_n;    /* kept pairs of each part, then where each part's slots start */
     uint64_t hist[SG_HIST_BINS];
-    pthread_mutex_t mu;
 } build_t;
 
-/* The pairs of part q seen at least min times: counted (base NULL), or
- * written to the table by bucket (counting sort) from slot base on. */
+/* A thread's gathering of a part's pairs: the spill file's blocks are read
+ * into rd; kv holds what build_part gathers. */
 typedef struct {
-    kmer_t *key;
-    uint32_t *count;
+    kv_t *kv;
     uint64_t m;
     uint32_t *fill;
     uint64_t m_fill;
@@ -1001,24 +1003,41 @@ typedef struct {
     uint64_t n_big, m_big;
 } builder_t;
 
-static void count_part(void *arg, void *state, uint64_t q)
+/* The pairs of part q seen at least min times, into out (NULL: only
+ * counted); with take, the part's blocks are given back as they are read
+ * and its list emptied. Returns how many, or -1 when the spill file failed
+ * (the table's message set). */
+static int64_t gather_part(table_t *t, builder_t *w, uint64_t q, uint32_t min, kv_t *out, int take)
 {
-    build_t *b = arg;
-    builder_t *w = state;
-    table_t *t = b->t;
-    uint64_t n = 0;
+    int64_t n = 0;
     for (blk_t *x = t->parts[q]; x; x = x->next) {
         const unsigned char *p = block_bytes(t, x, w->rd);
-        if (!p) return;
+        if (!p) return -1;
         for (uint32_t i = 0; i < x->items; i++) {
             uint32_t c;
             memcpy(&c, p + i * PAIR + sizeof(kmer_t), 4);
-            n += c >= b->min;
+            if (c < min) continue;
+            if (out) {
+                memcpy(&out[n].key, p + i * PAIR, sizeof out[n].key);
+                out[n].v = c;
+            }
+            n++;
         }
+        if (take && x->data) block_put(&t->pool, &w->cache, x->data);
     }
-    b->part_n[q] = n;
+    if (take) t->parts[q] = NULL;
+    return n;
 }
 
+static void count_part(void *arg, void *state, uint64_t q)
+{
+    build_t *b = arg;
+    int64_t n = gather_part(b->t, state, q, b->min, NULL, 0);
+    b->part_n[q] = n > 0 ? (uint64_t)n : 0;
+}
+
+/* Part q's pairs seen at least min times written to the table by bucket
+ * (a counting sort), from the slot count_part's figures give it on. */
 static void build_part(void *arg, void *state, uint64_t q)
 {
     build_t *b = arg;
@@ -1026,28 +1045,12 @@ static void build_part(void *arg, void *state, uint64_t q)
     table_t *t = b->t;
     kept_t *kt = &t->kept;
     const uint64_t base = b->part_n[q], n = b->part_n[q + 1] - base;
-    if (n > w->m) {
-        w->m = n;
-        free(w->key);
-        free(w->count);
-        w->key = sg_malloc(n * sizeof *w->key);
-        w->count = sg_malloc(n * sizeof *w->count);
+    if (n + 1 > w->m) {
+        w->m = n + 1;
+        free(w->kv);
+        w->kv = sg_malloc(w->m * sizeof *w->kv);
     }
-    /* the part's kept pairs, freeing its blocks as they are read */
-    uint64_t got = 0;
-    for (blk_t *x = t->parts[q]; x; x = x->next) {
-        const unsigned char *p = block_bytes(t, x, w->rd);
-        if (!p) return;
-        for (uint32_t i = 0; i < x->items; i++) {
-            uint32_t c;
-            memcpy(&c, p + i * PAIR + sizeof(kmer_t), 4);
-            if (c < b->min || got == n) continue;
-            memcpy(&w->key[got], p + i * PAIR, sizeof(kmer_t));
-            w->count[got++] = c;
-        }
-        if (x->data) block_put(&t->pool, &w->cache, x->data);
-    }
-    t->parts[q] = NULL;
+    if (gather_part(t, w, q, b->min, w->kv, 1) != (int64_t)n) return;
     /* the part's buckets: the next bits of the bucket hash */
     const int sub = kt->bits - PART_BITS;
     const uint64_t nb = 1ull << sub, first = q << sub;
@@ -1058,7 +1061,7 @@ static void build_part(void *arg, void *state, uint64_t q)
     }
     memset(w->fill, 0, (nb + 1) * sizeof *w->fill);
     const uint64_t mask = nb - 1;
-    for (uint64_t i = 0; i < n; i++) w->fill[(bucket_hash(kmer_hash(w->key[i])) >> (64 - kt->bits)) & mask]++;
+    for (uint64_t i = 0; i < n; i++) w->fill[(bucket_hash(kmer_hash(w->kv[i].key)) >> (64 - kt->bits)) & mask]++;
     uint32_t at = (uint32_t)base;
     for (uint64_t j = 0; j < nb; j++) {
         uint32_t c = w->fill[j];
@@ -1067,10 +1070,10 @@ static void build_part(void *arg, void *state, uint64_t q)
         at += c;
     }
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t j = (bucket_hash(kmer_hash(w->key[i])) >> (64 - kt->bits)) & mask;
+        uint64_t j = (bucket_hash(kmer_hash(w->kv[i].key)) >> (64 - kt->bits)) & mask;
         uint64_t s = w->fill[j]++;
-        kt->key[s] = w->key[i];
-        const uint32_t c = w->count[i];
+        kt->key[s] = w->kv[i].key;
+        const uint32_t c = w->kv[i].v;
         kt->count[s] = c < 255 ? (uint8_t)c : 255;
         w->hist[c < SG_HIST_BINS - 1 ? c : SG_HIST_BINS - 1]++;
         if (c >= 255) {
@@ -1092,8 +1095,7 @@ static void builder_done(void *arg, void *state)
         kt->n_big += w->n_big;
     }
     cache_flush(&b->t->pool, &w->cache);
-    free(w->key);
-    free(w->count);
+    free(w->kv);
     free(w->fill);
     free(w->big);
 }
@@ -1152,10 +1154,10 @@ static int filter(table_t *t, uint32_t min)
     double t0 = sg_realtime();
     int r = loader_flush(t);
     if (r < 0) return r;
-    if (min < t->min_keep)
-        return fail(t, SG_ERR_SYSTEM, "internal error: a threshold of %u below the %u the k-mer table keeps", min,
-                    t->min_keep);
-    build_t b = {.t = t, .min = min, .mu = PTHREAD_MUTEX_INITIALIZER};
+    if (min < t->min_keep || t->kept.key)
+        return fail(t, SG_ERR_SYSTEM, "internal error: a threshold of %u for a table that keeps %u%s", min, t->min_keep,
+                    t->kept.key ? " and was filtered already" : "");
+    build_t b = {.t = t, .min = min};
     b.part_n = sg_calloc(N_PART + 1, sizeof *b.part_n);
     parallel(t->n_threads, N_PART, 1, count_part, &b, sizeof(builder_t), builder_done);
     uint64_t n = 0;
@@ -1199,7 +1201,6 @@ static int filter(table_t *t, uint32_t min)
     if (kt->n_big) qsort(kt->big, kt->n_big, sizeof *kt->big, cmp_big);
     memcpy(t->hist, b.hist, sizeof t->hist);
     t->distinct = n;
-    t->filtered = 1;
     free(b.part_n);
     pool_release(&t->pool);
     t->sec[1] = sg_realtime() - t0;
@@ -1418,11 +1419,6 @@ static void gather_walks(void *arg, void *state)
     ws->bufs[ws->n_bufs++] = wk->seq;
     free(wk->w);
 }
-
-typedef struct {
-    kmer_t key;
-    uint32_t v;
-} kv_t;
 
 /* LSD radix sort of a[0..n) by key (its low bits), 11 bits a pass,
  * through tmp; passes in which every key has the same digit are skipped.
@@ -1673,25 +1669,14 @@ typedef struct {
 static void take_part(void *arg, void *state, uint64_t q)
 {
     take_t *tk = arg;
-    builder_t *w = state;
     table_t *t = tk->t;
-    uint64_t n = 0;
     kv_t *a = sg_malloc((t->part_pairs[q] + 1) * sizeof *a);
-    for (blk_t *x = t->parts[q]; x; x = x->next) {
-        const unsigned char *p = block_bytes(t, x, w->rd);
-        if (!p) break;
-        for (uint32_t i = 0; i < x->items; i++) {
-            memcpy(&a[n].key, p + i * PAIR, sizeof a[n].key);
-            memcpy(&a[n].v, p + i * PAIR + sizeof(kmer_t), 4);
-            n += a[n].v >= tk->min;
-        }
-        if (x->data) block_put(&t->pool, &w->cache, x->data);
-    }
-    t->parts[q] = NULL;
-    kv_t *tmp = sg_malloc((n + 1) * sizeof *tmp), *sorted = sort_kv(a, tmp, n, 2 * t->k);
+    int64_t n = gather_part(t, state, q, tk->min, a, 1);
+    if (n < 0) n = 0;
+    kv_t *tmp = sg_malloc((n + 1) * sizeof *tmp), *sorted = sort_kv(a, tmp, (uint64_t)n, 2 * t->k);
     free(sorted == a ? tmp : a);
     tk->got[q] = sorted;
-    tk->n_got[q] = n;
+    tk->n_got[q] = (uint64_t)n;
 }
 
 static void take_done(void *arg, void *state)

@@ -98,6 +98,11 @@ rss = json.load(open(sys.argv[1]))['peak_rss_bytes']
 assert rss <= int(sys.argv[2]) << 20 and rss <= int(sys.argv[3]) * 1.1, (rss, sys.argv[2:])
 PY
     done
+    # a part of the run bounded so: the same counts file
+    seqgpu scc -q --part 2/3 --counts-out "$T/p.counts" "$T/sim.reads.fq"
+    run seqgpu scc -q --part 2/3 --counts-out "$T/pb.counts" --max-memory $least --tmp-dir "$T/tmp" "$T/sim.reads.fq"
+    assert_success
+    cmp "$T/p.counts" "$T/pb.counts"
     # -c 1 keeps the single k-mers too
     seqgpu scc -q -c 1 -p "$T/one" --stats "$T/one.json" "$T/sim.reads.fq"
     bounded c1 -c 1 --max-memory 40M
