@@ -1413,7 +1413,7 @@ static void gather_walks(void *arg, void *state)
     walker_t *wk = state;
     if (ws->n + wk->n > ws->m) ws->w = sg_realloc(ws->w, (ws->m = 2 * (ws->n + wk->n) + 64) * sizeof *ws->w);
     for (uint64_t i = 0; i < wk->n; i++) wk->w[i].buf = ws->n_bufs;
-    memcpy(ws->w + ws->n, wk->w, wk->n * sizeof *wk->w);
+    if (wk->n) memcpy(ws->w + ws->n, wk->w, wk->n * sizeof *wk->w);
     ws->n += wk->n;
     ws->bufs = sg_realloc(ws->bufs, (ws->n_bufs + 1) * sizeof *ws->bufs);
     ws->bufs[ws->n_bufs++] = wk->seq;
@@ -1557,7 +1557,7 @@ static void gather_links(void *arg, void *state)
 {
     edge_list_t *all = &((links_t *)arg)->all, *el = state;
     if (all->n + el->n > all->m) all->e = sg_realloc(all->e, (all->m = 2 * (all->n + el->n) + 64) * sizeof *all->e);
-    memcpy(all->e + all->n, el->e, el->n * sizeof *el->e);
+    if (el->n) memcpy(all->e + all->n, el->e, el->n * sizeof *el->e);
     all->n += el->n;
     free(el->e);
 }
