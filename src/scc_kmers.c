@@ -1233,6 +1233,10 @@ static inline uint64_t find(const dbg_t *d, kmer_t s, int *rev)
 
 static inline int succ_bits(const vert_t *v, int o) { return (v->nb >> (4 * o)) & 15; }
 
+/* The bits set in a nibble (a table in a constant: no call where the CPU
+ * has no popcount instruction the build may assume). */
+static inline int pop4(int x) { return (int)(0x4332322132212110ull >> (4 * x) & 15); }
+
 /* The successors of the slots of group g both ways: eight lookups each,
  * in the table's random places far larger than the caches, so the whole
  * group's buckets are fetched, then their keys, before any is probed. */
@@ -1268,7 +1272,7 @@ static void nb_group(void *arg, void *state, uint64_t g)
                 }
         vert_t *v = &d->v[first + a];
         v->nb = bits;
-        for (int o = 0; o < 2; o++) v->link[o] = __builtin_popcount((bits >> (4 * o)) & 15) == 1 ? link[o] : NO_LINK;
+        for (int o = 0; o < 2; o++) v->link[o] = pop4((bits >> (4 * o)) & 15) == 1 ? link[o] : NO_LINK;
         v->uid = NO_UNITIG;
         v->count = kt->count[first + a];
         v->started = 0;
@@ -1297,7 +1301,7 @@ static void prune_group(void *arg, void *state, uint64_t g)
             uint64_t u = l >> 1;
             /* the predecessors of u as reached (orientation r) are the successors of u read the other way */
             int r = l & 1;
-            if (u == s || __builtin_popcount(succ_bits(&d->v[u], 1 - r)) != 1) v->link[o] = NO_LINK;
+            if (u == s || pop4(succ_bits(&d->v[u], 1 - r)) != 1) v->link[o] = NO_LINK;
         }
     }
 }
