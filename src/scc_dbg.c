@@ -98,7 +98,7 @@ static int dbg_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
             }
             if (d->o.n_counts) r = load_kept(d);
         }
-        if (r == 0 && (r = d->table->filter(d->table, d->threshold)) < 0 && r != SG_ERR_DEVICE)
+        if (r == 0 && (r = d->table->filter(d->table, d->threshold)) < 0 && r != SG_ERR_DEVICE && d->table->err[0])
             sg_error("%s", d->table->err);
         if (r == 0) d->kept = d->table->distinct(d->table);
         b->sec[1] = sg_realtime() - t0;
@@ -112,7 +112,7 @@ static int dbg_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
                 (unsigned long long)d->kept);
         t0 = sg_realtime();
         sg_progress_stage("unitigs", 0);
-        if ((r = t->unitigs(t, g)) < 0 && r != SG_ERR_DEVICE) sg_error("%s", t->err);
+        if ((r = t->unitigs(t, g)) < 0 && r != SG_ERR_DEVICE && t->err[0]) sg_error("%s", t->err);
         b->sec[2] = sg_realtime() - t0;
     }
     if (r == SG_ERR_DEVICE && t) snprintf(b->err, sizeof b->err, "%s", t->err);
