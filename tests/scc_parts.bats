@@ -53,11 +53,12 @@ sim() {
 
 # bounded NAME OPTIONS...: a run of the sim reads under OPTIONS (--max-memory
 # and the like) into $T/NAME that equals one run ($T/one, $T/one.json):
-# the same files, histogram and totals, and nothing left in $T/tmp
+# the same files, histogram and totals, and nothing left in $T/tmp. Two
+# threads in these tests, whose limits the least of two threads sets.
 bounded() {
     local name=$1
     shift
-    run seqgpu scc --tmp-dir "$T/tmp" --stats "$T/$name.json" -p "$T/$name" "$@" "$T/sim.reads.fq"
+    run seqgpu scc -t 2 --tmp-dir "$T/tmp" --stats "$T/$name.json" -p "$T/$name" "$@" "$T/sim.reads.fq"
     assert_success
     same_outputs "$T/one" "$T/$name"
     python3 - "$T/one.json" "$T/$name.json" <<'PY' || fail "$*: the figures differ"
@@ -77,7 +78,7 @@ stat_of() { python3 -c "import json; print(json.load(open('$T/$1.json'))['graph_
     seqgpu scc -q -p "$T/one" --stats "$T/one.json" "$T/sim.reads.fq"
     mkdir "$T/tmp"
     # a limit below the least this run works in is refused at once, naming the least
-    run seqgpu scc --max-memory 1M --tmp-dir "$T/tmp" -p "$T/x" "$T/sim.reads.fq"
+    run seqgpu scc -t 2 --max-memory 1M --tmp-dir "$T/tmp" -p "$T/x" "$T/sim.reads.fq"
     assert_failure 1
     assert_output --partial "is below the least a run of"
     least=$(printf '%s\n' "$output" | sed -n 's/.*give --max-memory \([0-9]*M\) or more.*/\1/p')
@@ -102,14 +103,14 @@ PY
     done
     # a part of the run bounded so: the same counts file
     seqgpu scc -q --part 2/3 --counts-out "$T/p.counts" "$T/sim.reads.fq"
-    run seqgpu scc -q --part 2/3 --counts-out "$T/pb.counts" --max-memory $least --tmp-dir "$T/tmp" "$T/sim.reads.fq"
+    run seqgpu scc -q -t 2 --part 2/3 --counts-out "$T/pb.counts" --max-memory $least --tmp-dir "$T/tmp" "$T/sim.reads.fq"
     assert_success
     cmp "$T/p.counts" "$T/pb.counts"
     # -c 1 keeps the single k-mers too
     seqgpu scc -q -c 1 -p "$T/one" --stats "$T/one.json" "$T/sim.reads.fq"
     bounded c1 -c 1 --max-memory 40M
     # a graph of more kept k-mers than the limit leaves them: an error that says by how much to raise it
-    run seqgpu scc -q -c 1 --max-memory $least --tmp-dir "$T/tmp" -p "$T/x" "$T/sim.reads.fq"
+    run seqgpu scc -q -t 2 -c 1 --max-memory $least --tmp-dir "$T/tmp" -p "$T/x" "$T/sim.reads.fq"
     assert_failure 1
     assert_output --regexp "take [0-9]+ MB for their graph, more than the [0-9]+ MB --max-memory leaves the k-mer table: raise --max-memory by [0-9]+ MB"
     [ ! -e "$T/x.repeats.tsv" ] && [ -z "$(ls -A "$T/tmp")" ]
@@ -119,28 +120,28 @@ PY
     sim 6
     seqgpu scc -q -p "$T/one" --stats "$T/one.json" "$T/sim.reads.fq"
     mkdir "$T/tmp"
-    run bash -c "'$SEQGPU' scc --max-memory 20M --tmp-dir '$T/tmp' --stats '$T/s.json' -p '$T/s' - < '$T/sim.reads.fq'"
+    run bash -c "'$SEQGPU' scc -t 2 --max-memory 20M --tmp-dir '$T/tmp' --stats '$T/s.json' -p '$T/s' - < '$T/sim.reads.fq'"
     assert_success
     assert_output --partial "went through a temporary file in '$T/tmp'"
     OUTS="repeats.tsv gfa units.fa components.tsv" same_outputs "$T/one" "$T/s" # the pictures name standard input
     [ "$(stat_of s spilled_bytes)" -gt 0 ] && [ -z "$(ls -A "$T/tmp")" ]
     # the spill is one file, never one per bin (there are hundreds) or part:
     # the outputs, the reads and a few more descriptors are enough
-    run bash -c "ulimit -n 20 && exec '$SEQGPU' scc -q --max-memory 20M --tmp-dir '$T/tmp' -p '$T/u' '$T/sim.reads.fq'"
+    run bash -c "ulimit -n 20 && exec '$SEQGPU' scc -q -t 2 --max-memory 20M --tmp-dir '$T/tmp' -p '$T/u' '$T/sim.reads.fq'"
     assert_success
     same_outputs "$T/one" "$T/u"
     # a folder that cannot take the file: exit 1, naming it; no outputs
-    run seqgpu scc -q --max-memory 20M --tmp-dir "$T/missing" -p "$T/x" "$T/sim.reads.fq"
+    run seqgpu scc -q -t 2 --max-memory 20M --tmp-dir "$T/missing" -p "$T/x" "$T/sim.reads.fq"
     assert_failure 1
     assert_output --partial "'$T/missing'"
     assert_output --partial "--tmp-dir"
     [ ! -e "$T/x.repeats.tsv" ]
-    run seqgpu scc --max-memory 0 x.fq
+    run seqgpu scc -t 2 --max-memory 0 x.fq
     assert_failure 1
     assert_output --partial "invalid --max-memory"
     # below a megabyte nothing fits: refused, not taken as no limit or failed later
     for m in 1 1k 100k 1023k; do
-        run seqgpu scc --max-memory $m -p "$T/x" "$T/sim.reads.fq"
+        run seqgpu scc -t 2 --max-memory $m -p "$T/x" "$T/sim.reads.fq"
         assert_failure 1
         assert_output --partial "invalid --max-memory '$m' (bytes, 1M or more"
     done
@@ -150,7 +151,7 @@ PY
     run seqgpu scc -t 16 --max-memory 1M -p "$T/x" "$T/sim.reads.fq"
     sixteen=$(printf '%s\n' "$output" | sed -n 's/.*give --max-memory \([0-9]*\)M or more.*/\1/p')
     [ -n "$one" ] && [ "$sixteen" -gt "$one" ] || fail "least of 1 thread $one, of 16 $sixteen"
-    run seqgpu scc -q --max-memory 1T -p "$T/x" "$T/sim.reads.fq"
+    run seqgpu scc -q -t 2 --max-memory 1T -p "$T/x" "$T/sim.reads.fq"
     assert_success
     # a folder that cannot take the spill is refused before the reads are read
     run seqgpu scc --tmp-dir "$T/sim.reads.fq" -p "$T/x" "$T/sim.reads.fq"
@@ -162,9 +163,9 @@ PY
     sim 6
     mkdir "$T/tmp"
     # full: a file-size limit stops the spill's writes (the outputs are written only after it)
-    run seqgpu scc --max-memory 1M -p "$T/x" "$T/sim.reads.fq"
+    run seqgpu scc -t 2 --max-memory 1M -p "$T/x" "$T/sim.reads.fq"
     least=$(printf '%s\n' "$output" | sed -n 's/.*give --max-memory \([0-9]*M\) or more.*/\1/p')
-    run bash -c "trap '' XFSZ; ulimit -f 256 && exec '$SEQGPU' scc -q --max-memory $least --tmp-dir '$T/tmp' -p '$T/f' '$T/sim.reads.fq'"
+    run bash -c "trap '' XFSZ; ulimit -f 256 && exec '$SEQGPU' scc -q -t 2 --max-memory $least --tmp-dir '$T/tmp' -p '$T/f' '$T/sim.reads.fq'"
     assert_failure 2
     assert_output --partial "cannot write the k-mers beyond --max-memory to --tmp-dir '$T/tmp'"
     [ -z "$(ls -A "$T" | grep -e '^f\.' -e '^\.seqgpu')" ] || fail "left: $(ls -A "$T")"
@@ -172,7 +173,7 @@ PY
     # and on a file system that runs out of room, where the test may mount one
     mkdir -p "$T/small"
     if mount -t tmpfs -o size=1m tmpfs "$T/small" 2> /dev/null; then
-        run seqgpu scc -q --max-memory $least --tmp-dir "$T/small" -p "$T/f" "$T/sim.reads.fq"
+        run seqgpu scc -q -t 2 --max-memory $least --tmp-dir "$T/small" -p "$T/f" "$T/sim.reads.fq"
         st=$status
         left=$(ls -A "$T/small")
         umount "$T/small"
@@ -182,7 +183,7 @@ PY
     fi
     # corrupted: the run's temporary file changed under it, while it waits for the rest of its input
     mkfifo "$T/in.fq"
-    "$SEQGPU" scc -q --max-memory $least --tmp-dir "$T/tmp" -p "$T/c" "$T/in.fq" 2> "$T/corrupt.err" &
+    "$SEQGPU" scc -q -t 2 --max-memory $least --tmp-dir "$T/tmp" -p "$T/c" "$T/in.fq" 2> "$T/corrupt.err" &
     pid=$!
     exec 7> "$T/in.fq"
     lines=$(wc -l < "$T/sim.reads.fq")
