@@ -58,11 +58,10 @@ static void usage(FILE *fp)
 "                       of identity >= --min-identity, short and internal ones too\n"
 "      --edges FILE     take a directed graph as two integer columns instead\n"
 "      --write-graph F  also write the whole compacted graph as GFA\n"
-"      --max-memory SIZE  when the k-mer table would outgrow SIZE (1M or more,\n"
-"                       e.g. 2500M), count the k-mers in parts over more passes\n"
-"                       of the reads, through files in --tmp-dir\n"
-"                                                [3/4 of the available memory]\n"
-"      --tmp-dir DIR    folder for those files             [the folder of PREFIX]\n"
+"      --max-memory SIZE  hold at most SIZE in memory (1M or more, e.g. 2500M):\n"
+"                       the k-mers beyond go through one file in --tmp-dir, in\n"
+"                       the same one pass over the reads [3/4 of the available memory]\n"
+"      --tmp-dir DIR    folder for that file              [the folder of PREFIX]\n"
 "      --part I/N       count only part I of N of the k-mers (by hash) ...\n"
 "      --counts-out F   ... and write them to F, a k-mer counts file: nothing else\n"
 "      --counts         the inputs are the N counts files of a run's parts: the graph,\n"
@@ -71,8 +70,8 @@ static void usage(FILE *fp)
 "                       BGZF-compressed, as PREFIX.repeats.tsv.gz ...  [seqgpu_scc]\n"
 "  -t, --threads INT    total threads                          [the CPUs it may use]\n"
 "  -b, --backend STR    auto | cpu | cuda, for graph building and SCCs [auto: cuda\n"
-"                       for inputs of 1M+ graph vertices when a device is usable;\n"
-"                       overlap: index and chains, when the device is estimated faster]\n"
+"                       when a device is usable and estimated faster, from the\n"
+"                       input's size, -c, the threads, and the graph's vertices]\n"
 "      --device I[,I]   CUDA device(s): the k-mers counted on all of them, the SCCs\n"
 "                       (and the overlap index and chains) found on the first [0]\n"
 "      --stats FILE     write a JSON run summary (histogram, coverage, graph sizes, stage times)\n"
@@ -147,8 +146,46 @@ typedef struct {
     double scc_s, report_s;
 } scc_run_t;
 
-/* Bytes of input per block. */
+/* Bytes of input per block: 4 MB, less under a --max-memory that the reads
+ * in flight would take much of (an eighth of it at most), 256 kB at least. */
 #define READ_BLOCK (4 << 20)
+#define READ_BLOCK_MIN (256 << 10)
+
+/* Blocks of input in flight: read, parsed and counted at once. */
+static size_t in_flight(int threads) { return 2 * (size_t)threads + 4; }
+
+static size_t read_block(const scc_opts_t *o)
+{
+    size_t b = o->max_memory / 8 / (2 * in_flight(o->threads));
+    return b > READ_BLOCK ? READ_BLOCK : b < READ_BLOCK_MIN ? READ_BLOCK_MIN : b;
+}
+
+/* What a run takes beside its k-mer table: the program and its libraries
+ * (7 MB for a few reads, measured), and the blocks in flight, raw and
+ * parsed, no more than twice the inputs' bytes where they are known. */
+#define BASE_MEMORY (8u << 20)
+static size_t reads_memory(const scc_opts_t *o)
+{
+    size_t blocks = 2 * in_flight(o->threads) * read_block(o);
+    double bytes = sg_input_bases(o->inputs, o->n_inputs); /* as read: compressed ones inflated */
+    return BASE_MEMORY + (bytes >= 0 && 2 * bytes < (double)blocks ? (size_t)(2 * bytes) : blocks);
+}
+
+/* The least --max-memory a run of the reads' k-mers works in. */
+static size_t least_memory(const scc_opts_t *o)
+{
+    const scc_opts_t low = {.threads = o->threads, .inputs = o->inputs, .n_inputs = o->n_inputs}; /* the smallest read blocks */
+    return reads_memory(&low) + sg_kmer_table_cpu_least(o->threads);
+}
+
+/* The bases of reads the inputs hold, to plan for (a k-mer each): FASTQ's
+ * bases are half its bytes, and compressed inputs inflate about threefold
+ * (0: unknown, standard input). */
+static uint64_t bases_expected(const scc_opts_t *o)
+{
+    double bytes = sg_input_bases(o->inputs, o->n_inputs);
+    return bytes > 0 ? (uint64_t)(bytes / 2) : 0;
+}
 
 /* The graph vertices to expect from the inputs' sizes, before any is read:
  * one per 16 bytes of an edge list, per 200 bytes of reads or GFA, and gzip
@@ -175,27 +212,37 @@ static const char *choose(const scc_opts_t *o, double vertices, char *why, size_
     return sg_backend_auto(&e, why, whysz);
 }
 
+/* The backend of the run before any input is read: -b, or auto's choice
+ * for the de Bruijn graph of the reads (their k-mers counted and compacted
+ * there), else for a graph of the vertices the inputs' size suggests. */
+static const char *choose_start(const scc_opts_t *o, char *why, size_t whysz)
+{
+    if (strcmp(o->backend, "auto") || o->edges || o->counts || strcmp(o->graph, "dbg"))
+        return choose(o, input_vertices(o), why, whysz);
+    sg_backend_estimate_t e;
+    sg_dbg_plan((double)bases_expected(o), o->threads, o->min_count > 0, &e);
+    return sg_backend_auto(&e, why, whysz);
+}
+
 static int open_solver(const scc_opts_t *o, const char *name, scc_run_t *run, char *err, size_t errsz)
 {
     const sg_scc_opts_t so = {.n_threads = o->threads, .devices = &o->devices, .kw = o->kw, .kv = o->kv, .kt = o->kt};
     return sg_scc_solver_open(name, &so, &run->solver, err, errsz);
 }
 
-/* The k-mer table's share of --max-memory: the rest for the reads in
- * flight (a raw and a parsed block of each, and what the allocator keeps of
- * them per thread) and the run's other needs. */
+/* The k-mer table's share of --max-memory: what the reads in flight leave
+ * (least_memory() keeps it above the table's least). */
 static size_t table_memory(const scc_opts_t *o)
 {
-    size_t rest = (size_t)(2 * o->threads + 4) * 2 * READ_BLOCK + (size_t)o->threads * (32 << 20) + (128 << 20);
-    /* a limit below what the rest takes bounds the table alone */
-    return o->max_memory > 2 * rest ? o->max_memory - rest : o->max_memory / 2;
+    size_t rest = reads_memory(o);
+    return o->max_memory > rest ? o->max_memory - rest : 0;
 }
 
 static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
 {
     sg_graph_opts_t go = {.k = o->k, .min_copies = o->min_copies, .min_count = o->min_count,
                           .n_threads = o->threads, .devices = &o->devices, .tmp_dir = o->tmp_dir,
-                          .inputs = o->inputs, .n_inputs = o->n_inputs, .read_block = READ_BLOCK,
+                          .inputs = o->inputs, .n_inputs = o->n_inputs, .expect = bases_expected(o),
                           .k_given = o->k_given, .min_overlap = (uint32_t)o->min_overlap,
                           .min_identity = o->min_identity, .overlaps = o->overlaps, .overlaps_out = o->overlaps_out,
                           .fallback = !strcmp(o->backend, "auto")};
@@ -205,10 +252,7 @@ static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
         run->tmp_dir = slash ? strndup(o->prefix, slash == o->prefix ? 1 : (size_t)(slash - o->prefix)) : strdup(".");
         go.tmp_dir = run->tmp_dir;
     }
-    /* passes over the reads need inputs that can be read again */
     go.max_bytes = table_memory(o);
-    for (int i = 0; i < o->n_inputs; i++)
-        if (!sg_input_rereadable(o->inputs[i])) go.max_bytes = 0;
     if (o->counts) {
         go.counts = o->inputs;
         go.n_counts = o->n_inputs;
@@ -231,9 +275,9 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
         snprintf(run->graph_why, sizeof run->graph_why, "auto: cpu (the overlaps are read from PAF)");
         name = "cpu";
     } else if (!strcmp(o->backend, "auto") && !strcmp(o->graph, "overlap")) {
-        /* the own overlapper's index, for the bases of reads the inputs hold (FASTQ: half its bytes) */
+        /* the own overlapper's index and chaining, for the bases of reads the inputs hold */
         sg_backend_estimate_t e;
-        sg_overlap_plan(input_vertices(o) * 100, o->threads, &e);
+        sg_overlap_plan((double)bases_expected(o), o->threads, &e);
         name = sg_backend_auto(&e, run->graph_why, sizeof run->graph_why);
     }
     if (o->verbose && run->graph_why[0]) sg_info("graph: %s", run->graph_why);
@@ -260,7 +304,7 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
             sg_error("%s backend: %s; '%s' cannot be read again on the cpu", name, err, o->inputs[i]);
             return r;
         }
-    if (!rd) rd = sg_reader_new(o->inputs, o->n_inputs, READ_BLOCK, o->threads);
+    if (!rd) rd = sg_reader_new(o->inputs, o->n_inputs, read_block(o), o->threads);
     sg_backend_fell_back(err, "building the graph on the cpu", run->graph_why, sizeof run->graph_why);
     run->device_failed = 1;
     if (run->builder) run->builder->free(run->builder);
@@ -290,7 +334,7 @@ static int graph_from_counts(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
 static int write_counts(const scc_opts_t *o, scc_run_t *run, const sg_outfile_t *out, FILE *stats, double t_start)
 {
     sg_progress_stage("reading", 0);
-    sg_reader_t *rd = sg_reader_new(o->inputs, o->n_inputs, READ_BLOCK, o->threads);
+    sg_reader_t *rd = sg_reader_new(o->inputs, o->n_inputs, read_block(o), o->threads);
     int fmt = sg_reader_format(rd);
     if (fmt == SG_FMT_GFA) {
         sg_error("'%s' is a GFA graph: --counts-out counts the k-mers of reads", o->inputs[0]);
@@ -462,6 +506,7 @@ int main_scc(int argc, char **argv)
     const char *overlap_only = NULL; /* an option of -g overlap that was given */
     const char *dbg_only = NULL;     /* an option of -g dbg's k-mers that was given */
     int prefix_given = 0, max_memory_given = 0, device_given = 0;
+    const char *max_memory_arg = NULL;
     long v;
     int c;
     double t_start = sg_realtime();
@@ -551,6 +596,7 @@ int main_scc(int argc, char **argv)
             if (sg_parse_size(optarg, &o.max_memory) < 0 || o.max_memory < (1 << 20))
                 return usage_error("invalid --max-memory '%s' (bytes, 1M or more, e.g. 2500M or 8G)", optarg);
             max_memory_given = 1;
+            max_memory_arg = optarg;
             break;
         case OPT_TMP_DIR: o.tmp_dir = optarg; break;
         case OPT_PART:
@@ -616,13 +662,15 @@ int main_scc(int argc, char **argv)
         if (stat(o.tmp_dir, &st) < 0 || !S_ISDIR(st.st_mode) || access(o.tmp_dir, W_OK | X_OK) < 0)
             return usage_error("--tmp-dir '%s' is not a folder this run can write to", o.tmp_dir);
     }
-    if (max_memory_given && !o.counts)
-        for (int i = 0; i < o.n_inputs; i++)
-            if (!sg_input_rereadable(o.inputs[i])) {
-                sg_warn("--max-memory: '%s' can be read only once (standard input or a pipe), so the k-mer table "
-                        "cannot be counted in passes and is not bounded; give a file", o.inputs[i]);
-                break;
-            }
+    if (max_memory_given && !o.edges && o.max_memory < least_memory(&o)) {
+        /* the reads in flight and the counting's buffers alone would not fit */
+        char least[32];
+        snprintf(least, sizeof least, "%zuM", (least_memory(&o) >> 20) + 1);
+        sg_error("--max-memory %s is below the least a run of %d threads works in: %s (the reads in flight and the "
+                 "k-mer counting's buffers); give --max-memory %s or more, or fewer threads (-t)",
+                 max_memory_arg, o.threads, least, least);
+        return SG_EXIT_INPUT;
+    }
     if (!o.max_memory) o.max_memory = sg_available_memory() / 4 * 3;
     const char *base = strrchr(o.prefix, '/');
     base = base ? base + 1 : o.prefix;
@@ -692,7 +740,7 @@ int main_scc(int argc, char **argv)
     /* the backend for the size of the input; a solver on a device starts it
      * now, while the input is read */
     char err[512] = "";
-    const char *name = choose(&o, input_vertices(&o), run->graph_why, sizeof run->graph_why);
+    const char *name = choose_start(&o, run->graph_why, sizeof run->graph_why);
     if ((r = open_solver(&o, name, run, err, sizeof err)) == SG_ERR_DEVICE && !strcmp(o.backend, "auto")) {
         sg_backend_fell_back(err, "using the cpu backend", run->graph_why, sizeof run->graph_why);
         run->device_failed = 1;
@@ -713,7 +761,7 @@ int main_scc(int argc, char **argv)
     } else {
         /* the format from the stream that is then read: a pipe is read once */
         sg_progress_stage("reading", 0);
-        sg_reader_t *rd = sg_reader_new(o.inputs, o.n_inputs, READ_BLOCK, o.threads);
+        sg_reader_t *rd = sg_reader_new(o.inputs, o.n_inputs, read_block(&o), o.threads);
         int fmt = sg_reader_format(rd);
         if (fmt == SG_FMT_GFA) {
             run->source = "gfa";
