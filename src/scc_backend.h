@@ -98,8 +98,9 @@ struct sg_graph_builder {
     int (*build)(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g);
     /** Optional: the repeats of the graph it built, given its SCCs, in place
      * of sg_repeats_find() (the overlap graph's come from its reads, whose
-     * bases it gives to the repeats' segments of g here). */
-    int (*repeats)(sg_graph_builder_t *b, sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, sg_repeats_t *out);
+     * bases it gives to the repeats' segments of g here). It may merge
+     * components in comp (the pictures then draw the merged ones). */
+    int (*repeats)(sg_graph_builder_t *b, sg_graph_t *g, uint32_t *comp, uint32_t n_comp, sg_repeats_t *out);
     /** JSON members for --stats (each line "  \"key\": value,\n"), after build. */
     void (*stats)(const sg_graph_builder_t *b, FILE *fp);
     /** Optional (NULL: the pictures show the graph's depths): after build,

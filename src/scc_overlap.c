@@ -56,6 +56,8 @@ typedef struct {
     uint32_t *root;   /* the read each read is reported with: itself, or its container's */
     sg_mindex_t *index; /* the device's index builder, or NULL */
     uint64_t found, low_identity, kinds[SG_OVL_DOVETAIL + 1], self_reads, contained;
+    uint32_t cycle_limit;      /* the longest cycle through a read of a repeat, in bases (or the read's length) */
+    uint64_t long_cycle_reads; /* reads on cycles of the graph, none of them that short: left out */
     sg_ovl_stats_t ost;
     double sec_read, sec_graph;
 } ovl_t;
@@ -133,6 +135,158 @@ static double median_depth(const ovl_t *d, const uint8_t *kind, const uint8_t *s
     return med;
 }
 
+/* ---- cycles that reads can witness ----
+ *
+ * A dovetail between reads that end and start inside two copies of an
+ * interspersed repeat longer than --min-overlap closes a cycle through all
+ * the sequence between the copies, however far apart they lie: a genome's
+ * overlap graph has cycles wherever it has repeats. A tandem array's reads
+ * overlap one another (and themselves) one period or a few apart, so its
+ * cycles close within about a read's length: their displacement (the bases
+ * added by each read along the cycle, its length less the overlap) is a
+ * multiple of the period that one read spans. So a read takes part in the
+ * repeats only when a cycle through it closes within CYCLE_LIMIT: the
+ * length that 1% of the reads reach or pass, or its own length (a read that
+ * overlaps itself witnesses its period); the dovetails of the other reads
+ * are left out of the graph, and the SCCs are the arrays. A search that
+ * settles CYCLE_SEARCH_MAX reads without closing a short cycle finds
+ * none: unique sequence holds a few tens of reads within a read length, a
+ * collapsed high-copy family (a transposon of thousands of copies) many
+ * more, and the arrays' reads close theirs at once. */
+#define CYCLE_READ_SHARE 0.01
+#define CYCLE_SEARCH_MAX 4096
+
+typedef struct {
+    uint32_t *dist, *touched;
+    uint64_t *heap; /* distance << 32 | vertex */
+    size_t n_heap, m_heap;
+} cycle_search_t;
+
+static void heap_push(cycle_search_t *cs, uint64_t x)
+{
+    if (cs->n_heap == cs->m_heap) cs->heap = sg_realloc(cs->heap, (cs->m_heap = cs->m_heap ? 2 * cs->m_heap : 1024) * sizeof *cs->heap);
+    size_t i = cs->n_heap++;
+    for (; i && cs->heap[(i - 1) / 2] > x; i = (i - 1) / 2) cs->heap[i] = cs->heap[(i - 1) / 2];
+    cs->heap[i] = x;
+}
+
+static uint64_t heap_pop(cycle_search_t *cs)
+{
+    uint64_t top = cs->heap[0], last = cs->heap[--cs->n_heap];
+    size_t i = 0, n = cs->n_heap;
+    for (size_t c; (c = 2 * i + 1) < n; i = c) {
+        if (c + 1 < n && cs->heap[c + 1] < cs->heap[c]) c++;
+        if (cs->heap[c] >= last) break;
+        cs->heap[i] = cs->heap[c];
+    }
+    if (n) cs->heap[i] = last;
+    return top;
+}
+
+/* Whether a cycle of s's component comp closes through s within limit
+ * bases (Dijkstra's search from s, stopped at the first). */
+static int short_cycle(const sg_graph_t *g, const uint32_t *comp, uint32_t s, uint32_t limit, cycle_search_t *cs)
+{
+    uint32_t n_touched = 0, settled = 0;
+    int found = 0;
+    cs->n_heap = 0;
+    cs->dist[s] = 0;
+    cs->touched[n_touched++] = s;
+    heap_push(cs, s);
+    while (cs->n_heap && !found && settled < CYCLE_SEARCH_MAX) {
+        uint64_t x = heap_pop(cs);
+        uint32_t d = (uint32_t)(x >> 32), v = (uint32_t)x;
+        if (d != cs->dist[v]) continue;
+        settled++;
+        for (uint64_t j = g->off[v]; j < g->off[v + 1] && !found; j++) {
+            uint32_t w = g->adj[j], len = (uint32_t)g->star_len[w >> 1];
+            if (comp[w] != comp[s]) continue;
+            uint64_t nd = d + (uint64_t)(len > g->ovl[j] ? len - g->ovl[j] : 0);
+            if (nd > limit) continue;
+            if (w == s) found = 1;
+            else if (nd < cs->dist[w]) {
+                if (cs->dist[w] == UINT32_MAX) cs->touched[n_touched++] = w;
+                cs->dist[w] = (uint32_t)nd;
+                heap_push(cs, nd << 32 | w);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n_touched; i++) cs->dist[cs->touched[i]] = UINT32_MAX;
+    return found;
+}
+
+static int cmp_u32_desc(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x < y) - (x > y);
+}
+
+/* The length that CYCLE_READ_SHARE of the stored reads reach or pass. */
+static uint32_t cycle_limit(const sg_readset_t *rs)
+{
+    uint32_t n = sg_readset_n(rs), m = 0;
+    uint32_t *len = sg_malloc(((size_t)n + 1) * sizeof *len);
+    for (uint32_t i = 0; i < n; i++)
+        if (sg_readset_stored(rs, i)) len[m++] = sg_readset_len(rs, i);
+    uint32_t lim = 0;
+    if (m) {
+        qsort(len, m, sizeof *len, cmp_u32_desc);
+        lim = len[(uint32_t)(CYCLE_READ_SHARE * (m - 1))];
+    }
+    free(len);
+    return lim;
+}
+
+/* The graph g less the dovetails of the reads on cycles none of which is
+ * short (the reads stay, as vertices of no repeat). @return those reads */
+static uint64_t keep_short_cycles(sg_graph_t *g, uint32_t limit)
+{
+    const uint32_t nv = g->n_vert;
+    uint32_t *comp = sg_malloc(((size_t)nv + 1) * sizeof *comp), *size = sg_calloc((size_t)nv + 1, sizeof *size);
+    sg_scc_tarjan(g, comp);
+    for (uint32_t v = 0; v < nv; v++) size[comp[v]]++;
+    cycle_search_t cs = {.dist = sg_malloc(((size_t)nv + 1) * sizeof *cs.dist),
+                         .touched = sg_malloc(((size_t)nv + 1) * sizeof *cs.touched)};
+    for (uint32_t v = 0; v < nv; v++) cs.dist[v] = UINT32_MAX;
+    uint8_t *keep = sg_calloc((size_t)g->n + 1, 1);
+    uint64_t dropped = 0;
+    /* a read's two strands close the same cycles, reversed: one is searched */
+    for (uint32_t i = 0; i < g->n; i++) {
+        uint32_t v = sg_vert(i, 0), self = 0;
+        for (uint64_t j = g->off[v]; j < g->off[v + 1]; j++) self |= g->adj[j] == v;
+        keep[i] = 1;
+        if (size[comp[v]] < 2 && !self) continue; /* on no cycle */
+        uint32_t lim = (uint32_t)g->star_len[i] > limit ? (uint32_t)g->star_len[i] : limit;
+        keep[i] = self || short_cycle(g, comp, v, lim, &cs);
+        dropped += !keep[i];
+    }
+    uint64_t m = 0, *off = g->off;
+    for (uint32_t v = 0; v < nv; v++) { /* the CSR compacted in place: off[v + 1] is still v's end */
+        uint64_t j = off[v], end = off[v + 1];
+        off[v] = m;
+        for (; j < end; j++)
+            if (keep[v >> 1] && keep[g->adj[j] >> 1]) g->adj[m] = g->adj[j], g->ovl[m] = g->ovl[j], m++;
+    }
+    off[nv] = m;
+    g->n_edges = m;
+    free(keep);
+    free(cs.dist);
+    free(cs.touched);
+    free(cs.heap);
+    free(comp);
+    free(size);
+    return dropped;
+}
+
+/* Edges by source, target and overlap, the longest first. */
+static int cmp_edge(const void *a, const void *b)
+{
+    const sg_edge_t *x = a, *y = b;
+    if (x->from != y->from) return x->from < y->from ? -1 : 1;
+    if (x->to != y->to) return x->to < y->to ? -1 : 1;
+    return (x->ovl < y->ovl) - (x->ovl > y->ovl);
+}
+
 static double build_graph(ovl_t *d, sg_graph_t *g)
 {
     const sg_readset_t *rs = d->rs;
@@ -180,11 +334,16 @@ static double build_graph(ovl_t *d, sg_graph_t *g)
         d->contained += r != i;
         d->self_reads += self[i];
     }
-    /* the dovetails between reads that are not contained, and the loops */
+    /* the dovetails between reads that are not contained, each pair of
+     * oriented reads once with its longest overlap (a tandem array's reads
+     * overlap at several offsets: the shortest step between them), and the loops */
     size_t kept = 0;
     for (size_t i = 0; i < n_e; i++)
         if (container[e[i].from >> 1] == e[i].from >> 1 && container[e[i].to >> 1] == e[i].to >> 1) e[kept++] = e[i];
-    n_e = kept;
+    qsort(e, kept, sizeof *e, cmp_edge);
+    n_e = 0;
+    for (size_t i = 0; i < kept; i++)
+        if (!n_e || e[i].from != e[n_e - 1].from || e[i].to != e[n_e - 1].to) e[n_e++] = e[i];
     e = sg_realloc(e, (n_e + 2 * (size_t)d->self_reads + 1) * sizeof *e);
     for (uint32_t i = 0; i < n; i++)
         if (self[i]) {
@@ -209,6 +368,8 @@ static double build_graph(ovl_t *d, sg_graph_t *g)
     }
     sg_graph_set_edges(g, e, n_e);
     free(e);
+    d->cycle_limit = cycle_limit(rs);
+    d->long_cycle_reads = keep_short_cycles(g, d->cycle_limit);
     free(container);
     free(self_ovl);
     double cov = median_depth(d, kind, self);
@@ -281,12 +442,14 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
     b->coverage = build_graph(d, g);
     b->sec[2] = d->sec_graph = sg_realtime() - t0;
     sg_info("%llu overlaps (%llu below --min-identity): %llu dovetails, %llu containments, %llu internal, %llu short; "
-            "%llu reads contained, %llu overlap themselves; read coverage %.1f",
+            "%llu reads contained, %llu overlap themselves; %llu on cycles none of which closes within %u bases "
+            "(interspersed repeats) left out; read coverage %.1f",
             (unsigned long long)d->found, (unsigned long long)d->low_identity,
             (unsigned long long)d->kinds[SG_OVL_DOVETAIL],
             (unsigned long long)(d->kinds[SG_OVL_Q_CONTAINED] + d->kinds[SG_OVL_T_CONTAINED]),
             (unsigned long long)d->kinds[SG_OVL_INTERNAL], (unsigned long long)d->kinds[SG_OVL_SHORT],
-            (unsigned long long)d->contained, (unsigned long long)d->self_reads, b->coverage);
+            (unsigned long long)d->contained, (unsigned long long)d->self_reads,
+            (unsigned long long)d->long_cycle_reads, d->cycle_limit, b->coverage);
     return 0;
 }
 
@@ -352,9 +515,56 @@ static void describe_reads(void *ctx, const sg_graph_t *g, const uint32_t *comp,
     r->copies = p.period ? r->length / p.period : 0;
 }
 
-static int ovl_repeats(sg_graph_builder_t *b, sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, sg_repeats_t *out)
+/* A read that overlaps itself but closes no cycle with other reads runs
+ * out of an array into its flank (its start or its end unique sequence):
+ * its loop alone makes a component. It is folded into the component of
+ * more than one read that it shares the most dovetails with (then the
+ * lowest), its array, whose boundary it holds. */
+static void fold_flank_reads(const sg_graph_t *g, uint32_t *comp, uint32_t n_comp)
+{
+    const uint32_t NONE = UINT32_MAX;
+    uint32_t *first = sg_malloc(((size_t)n_comp + 1) * sizeof *first), *twin = sg_malloc(((size_t)n_comp + 1) * sizeof *twin);
+    uint32_t *votes = sg_calloc((size_t)n_comp + 1, sizeof *votes), *cand = sg_malloc(((size_t)g->n_edges + 1) * sizeof *cand);
+    uint8_t *multi = sg_calloc((size_t)n_comp + 1, 1);
+    for (uint32_t c = 0; c < n_comp; c++) first[c] = NONE;
+    for (uint32_t v = 0; v < g->n_vert; v++) {
+        uint32_t c = comp[v];
+        twin[c] = comp[sg_vert_flip(v)];
+        if (first[c] == NONE) first[c] = v >> 1;
+        else if (first[c] != v >> 1) multi[c] = 1;
+    }
+    for (uint32_t i = 0; i < g->n; i++) {
+        const uint32_t p = sg_vert(i, 0), m = sg_vert(i, 1);
+        int loop = 0;
+        for (uint64_t j = g->off[p]; j < g->off[p + 1]; j++) loop |= g->adj[j] == p;
+        if (!loop || multi[comp[p]]) continue;
+        /* p's successors, and its predecessors (the complements of m's successors) */
+        uint32_t n_cand = 0, best = NONE;
+        for (uint64_t j = g->off[p]; j < g->off[p + 1]; j++)
+            if (multi[comp[g->adj[j]]]) cand[n_cand++] = comp[g->adj[j]];
+        for (uint64_t j = g->off[m]; j < g->off[m + 1]; j++)
+            if (multi[comp[sg_vert_flip(g->adj[j])]]) cand[n_cand++] = comp[sg_vert_flip(g->adj[j])];
+        for (uint32_t j = 0; j < n_cand; j++) {
+            uint32_t c = cand[j];
+            votes[c]++;
+            if (best == NONE || votes[c] > votes[best] || (votes[c] == votes[best] && c < best)) best = c;
+        }
+        for (uint32_t j = 0; j < n_cand; j++) votes[cand[j]] = 0;
+        if (best == NONE) continue;
+        comp[p] = best;
+        comp[m] = twin[best];
+    }
+    free(first);
+    free(twin);
+    free(votes);
+    free(cand);
+    free(multi);
+}
+
+static int ovl_repeats(sg_graph_builder_t *b, sg_graph_t *g, uint32_t *comp, uint32_t n_comp, sg_repeats_t *out)
 {
     ovl_t *d = b->priv;
+    fold_flank_reads(g, comp, n_comp);
     uint32_t n = sg_readset_n(d->rs);
     describe_t x = {.d = d, .coverage = b->coverage};
     x.kids_off = sg_calloc((size_t)n + 2, sizeof *x.kids_off);
@@ -412,12 +622,13 @@ static void ovl_stats(const sg_graph_builder_t *b, FILE *fp)
     }
     fprintf(fp, "  \"overlaps\": %llu,\n  \"low_identity\": %llu,\n  \"dovetails\": %llu,\n  \"containments\": %llu,\n"
                 "  \"internal\": %llu,\n  \"short\": %llu,\n  \"contained_reads\": %llu,\n  \"self_overlapping_reads\": %llu,\n"
-                "  \"coverage\": %.3f,\n",
+                "  \"cycle_limit\": %u,\n  \"long_cycle_reads\": %llu,\n  \"coverage\": %.3f,\n",
             (unsigned long long)d->found, (unsigned long long)d->low_identity,
             (unsigned long long)d->kinds[SG_OVL_DOVETAIL],
             (unsigned long long)(d->kinds[SG_OVL_Q_CONTAINED] + d->kinds[SG_OVL_T_CONTAINED]),
             (unsigned long long)d->kinds[SG_OVL_INTERNAL], (unsigned long long)d->kinds[SG_OVL_SHORT],
-            (unsigned long long)d->contained, (unsigned long long)d->self_reads, b->coverage);
+            (unsigned long long)d->contained, (unsigned long long)d->self_reads, d->cycle_limit,
+            (unsigned long long)d->long_cycle_reads, b->coverage);
     fprintf(fp, "  \"overlap_seconds\": {\"read\": %.4f, \"index\": %.4f, \"overlap\": %.4f, \"graph\": %.4f},\n",
             d->sec_read, d->ost.index_s, d->o.overlaps ? b->sec[1] : d->ost.overlap_s, d->sec_graph);
 }
