@@ -17,6 +17,7 @@
 #include "scc_readset.h"
 #include "scc_repeats.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,10 @@ typedef struct {
     uint32_t *root;   /* the read each read is reported with: itself, or its container's */
     sg_mindex_t *index; /* the device's index builder, or NULL */
     uint64_t found, low_identity, kinds[SG_OVL_DOVETAIL + 1], self_reads, contained;
+    uint64_t duplicates;       /* overlaps given twice (PAF), dropped */
+    const char *coverage_from; /* "unique reads", "array reads", "none" */
+    int coverage_unknown;      /* every read lies in an array whose copies its reads cannot tell apart: coverage 1 */
+    uint64_t implied, implied_found; /* overlaps implied by two others, and of those found */
     uint32_t cycle_limit;      /* the longest cycle through a read of a repeat, in bases (or the read's length) */
     uint64_t long_cycle_reads; /* reads on cycles of the graph, none of them that short: left out */
     sg_ovl_stats_t ost;
@@ -100,39 +105,281 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median depth of the reads: one plus the bases of the other reads
- * that overlap it (dovetails and containments), over its length less what
- * the overlaps shorter than the minimum m would have brought (reads of
- * mean length L end or start in its first or last m bases with density c /
- * L, each with an overlap of m / 2 on average: m^2 / L bases per unit of
- * coverage). Reads that overlap themselves (tandem arrays) are left out. */
-static double median_depth(const ovl_t *d, const uint8_t *kind, const uint8_t *self)
+/* ---- each pair of reads once ----
+ *
+ * PAF may give an overlap twice: a file concatenated with itself, or each
+ * pair as query and as target (minimap2 --dual=yes, chunked all-vs-all).
+ * The overlaps are put in the own overlapper's form (q >= t; a read over
+ * itself with its earlier span as q's) and grouped by pair; an overlap of
+ * a pair whose ends all lie within a few bases of one already taken, on
+ * its strand, is the same one and is dropped. A tandem array's reads
+ * overlap at several offsets, which stay; and the read coverage takes the
+ * longest overlap of a pair only. */
+
+static void canonical(sg_overlap_t *o)
+{
+    if (o->q > o->t || (o->q == o->t && o->qs <= o->ts)) return;
+    sg_overlap_t x = *o;
+    o->q = x.t, o->qs = x.ts, o->qe = x.te;
+    o->t = x.q, o->ts = x.qs, o->te = x.qe;
+}
+
+static inline uint64_t pair_key(const sg_overlap_t *o) { return (uint64_t)o->q << 32 | o->t; }
+
+static int cmp_by_pair(const void *a, const void *b)
+{
+    const sg_overlap_t *x = a, *y = b;
+    uint64_t kx = pair_key(x), ky = pair_key(y);
+    if (kx != ky) return kx < ky ? -1 : 1;
+    if (x->qs != y->qs) return x->qs < y->qs ? -1 : 1;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    if (x->qe != y->qe) return x->qe < y->qe ? -1 : 1;
+    if (x->te != y->te) return x->te < y->te ? -1 : 1;
+    return (x->rev > y->rev) - (x->rev < y->rev);
+}
+
+/* Whether a and b (one pair) are one overlap: the same strand, and each
+ * end within DUPLICATE_SLACK bases (minimap2's two reports of a pair under
+ * --dual=yes differ by 6 bases at most in 99% of pairs; an array's reads
+ * overlap again a period on). */
+#define DUPLICATE_SLACK 20
+static inline int near(uint32_t x, uint32_t y) { return (x > y ? x - y : y - x) <= DUPLICATE_SLACK; }
+
+static int same_overlap(const sg_overlap_t *a, const sg_overlap_t *b)
+{
+    return a->rev == b->rev && near(a->qs, b->qs) && near(a->qe, b->qe) && near(a->ts, b->ts) && near(a->te, b->te);
+}
+
+/* The overlaps in canonical form, grouped by pair (already so from the own
+ * overlapper), each once. @return how many were dropped */
+static uint64_t dedupe_overlaps(ovl_t *d)
+{
+    int grouped = 1;
+    for (size_t i = 0; i < d->n_ov; i++) {
+        canonical(&d->ov[i]);
+        if (i && pair_key(&d->ov[i]) < pair_key(&d->ov[i - 1])) grouped = 0;
+    }
+    if (!grouped) qsort(d->ov, d->n_ov, sizeof *d->ov, cmp_by_pair);
+    size_t m = 0;
+    for (size_t g = 0, h; g < d->n_ov; g = h) {
+        const size_t first = m;
+        for (h = g; h < d->n_ov && pair_key(&d->ov[h]) == pair_key(&d->ov[g]); h++) {
+            size_t j = first;
+            while (j < m && !same_overlap(&d->ov[j], &d->ov[h])) j++;
+            if (j == m) d->ov[m++] = d->ov[h];
+            else if (d->ov[h].qe - d->ov[h].qs > d->ov[j].qe - d->ov[j].qs) d->ov[j] = d->ov[h]; /* the longer stays */
+        }
+    }
+    uint64_t dropped = d->n_ov - m;
+    d->n_ov = m;
+    return dropped;
+}
+
+/* The coverage a read sees: the bases of the other reads that overlap it
+ * (the longest overlap of each pair), over its length less what the
+ * overlaps shorter than the minimum m would have brought (reads of mean
+ * length L end or start in its first or last m bases with density c / L,
+ * each with an overlap of m / 2 on average: m^2 / L bases per unit of
+ * coverage). Reads starting at density c / L overlap a read of length l by
+ * c l bases in all: the coverage (the depth over the read's own bases is
+ * one more). */
+static double depth_of(const ovl_t *d, uint32_t i, double sum, double lost)
+{
+    double len = sg_readset_len(d->rs, i);
+    return sum / (len - lost > len / 2 ? len - lost : len / 2);
+}
+
+static double median(double *x, uint32_t n)
+{
+    if (!n) return 0;
+    qsort(x, n, sizeof *x, cmp_double);
+    return x[n / 2];
+}
+
+/* The best identity of each pair of reads inside arrays, and the spans of
+ * its overlap there. */
+typedef struct {
+    uint32_t q, t, lq, lt;
+    float identity;
+} array_pair_t;
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Where the sorted values v[0..n) split in two classes best (Otsu: the
+ * split of the most variance between them): the upper class's first
+ * index, when it is a minority clearly apart (its mean ARRAY_CLASS_SD
+ * standard deviations of the classes above the lower's); else n. */
+#define ARRAY_CLASS_SD 4
+static size_t upper_class(const float *v, size_t n)
+{
+    double total = 0, total2 = 0;
+    for (size_t i = 0; i < n; i++) total += v[i], total2 += (double)v[i] * v[i];
+    double best = -1, acc = 0, acc2 = 0;
+    size_t at = n;
+    for (size_t i = 1; i < n; i++) {
+        acc += v[i - 1], acc2 += (double)v[i - 1] * v[i - 1];
+        if (v[i] == v[i - 1] || 2 * i < n) continue; /* the upper class a minority */
+        double w0 = i, w1 = n - i, m0 = acc / w0, m1 = (total - acc) / w1, between = w0 * w1 * (m1 - m0) * (m1 - m0);
+        if (between <= best) continue;
+        double within = (acc2 - w0 * m0 * m0 + (total2 - acc2) - w1 * m1 * m1) / n;
+        best = between;
+        at = m1 - m0 >= ARRAY_CLASS_SD * sqrt(within > 0 ? within : 0) ? i : n;
+    }
+    return at;
+}
+
+/* The read coverage: the median depth of the reads outside the arrays
+ * (those inside overlap one another at every multiple of the period).
+ * With fewer than MIN_UNIQUE_READS of them (enriched satellite reads, a
+ * BAC, one long read), from the arrays themselves: the reads of one place
+ * overlap at the reads' identity, those of other copies lower by the
+ * copies' divergence, so where the pairs' best identities split into a
+ * small upper class clearly apart, the depth of the array reads by their
+ * upper-class partners only is the coverage. Else the copies cannot be
+ * told apart and the coverage is unknown: 1, each read a part of the array
+ * of its own (d->coverage_unknown). The overlaps are grouped by pair. */
+#define MIN_UNIQUE_READS 20
+static double read_coverage(ovl_t *d, const uint8_t *kind, const uint8_t *in_array)
 {
     uint32_t n = sg_readset_n(d->rs);
     double *sum = sg_calloc((size_t)n + 1, sizeof *sum);
-    for (size_t i = 0; i < d->n_ov; i++) {
-        const sg_overlap_t *o = &d->ov[i];
-        if (o->q == o->t || (kind[i] != SG_OVL_DOVETAIL && kind[i] != SG_OVL_Q_CONTAINED && kind[i] != SG_OVL_T_CONTAINED))
-            continue;
-        sum[o->q] += o->qe - o->qs;
-        sum[o->t] += o->te - o->ts;
+    array_pair_t *ap = NULL;
+    size_t n_ap = 0, m_ap = 0;
+    for (size_t g = 0, h; g < d->n_ov; g = h) {
+        uint32_t lq = 0, lt = 0;
+        const sg_overlap_t *best = NULL; /* inside an array: the overlap of the pair at its best identity */
+        for (h = g; h < d->n_ov && pair_key(&d->ov[h]) == pair_key(&d->ov[g]); h++) {
+            const sg_overlap_t *o = &d->ov[h];
+            if (o->q == o->t || (kind[h] != SG_OVL_DOVETAIL && kind[h] != SG_OVL_Q_CONTAINED && kind[h] != SG_OVL_T_CONTAINED))
+                continue;
+            if (o->qe - o->qs > lq) lq = o->qe - o->qs, lt = o->te - o->ts;
+            if (!best || o->identity > best->identity) best = o;
+        }
+        const uint32_t q = d->ov[g].q, t = d->ov[g].t;
+        sum[q] += lq;
+        sum[t] += lt;
+        if (best && in_array[q] && in_array[t]) {
+            if (n_ap == m_ap) ap = sg_realloc(ap, (m_ap = m_ap ? 2 * m_ap : 1024) * sizeof *ap);
+            ap[n_ap++] = (array_pair_t){q, t, best->qe - best->qs, best->te - best->ts, best->identity};
+        }
     }
     uint64_t n_stored, bases, n_short, short_bases;
     sg_readset_totals(d->rs, &n_stored, &bases, &n_short, &short_bases);
-    double lost = n_stored ? (double)d->o.min_overlap * d->o.min_overlap / ((double)bases / n_stored) : 0;
+    const double lost = n_stored ? (double)d->o.min_overlap * d->o.min_overlap / ((double)bases / n_stored) : 0;
     uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (sg_readset_stored(d->rs, i) && !self[i]) {
-            double len = sg_readset_len(d->rs, i);
-            sum[m++] = 1 + sum[i] / (len - lost > len / 2 ? len - lost : len / 2);
+        if (sg_readset_stored(d->rs, i) && !in_array[i]) sum[m++] = depth_of(d, i, sum[i], lost);
+    double cov = m >= MIN_UNIQUE_READS ? median(sum, m) : 0;
+    d->coverage_from = m >= MIN_UNIQUE_READS ? "unique reads" : "none";
+    if (!cov && n_ap) {
+        float *v = sg_malloc(n_ap * sizeof *v);
+        for (size_t i = 0; i < n_ap; i++) v[i] = ap[i].identity;
+        qsort(v, n_ap, sizeof *v, cmp_float);
+        size_t at = upper_class(v, n_ap);
+        if (at < n_ap) {
+            memset(sum, 0, ((size_t)n + 1) * sizeof *sum);
+            for (size_t i = 0; i < n_ap; i++)
+                if (ap[i].identity >= v[at]) sum[ap[i].q] += ap[i].lq, sum[ap[i].t] += ap[i].lt;
+            m = 0;
+            for (uint32_t i = 0; i < n; i++)
+                if (sg_readset_stored(d->rs, i) && in_array[i]) sum[m++] = depth_of(d, i, sum[i], lost);
+            cov = median(sum, m);
+            d->coverage_from = "array reads";
         }
-    double med = 0;
-    if (m) {
-        qsort(sum, m, sizeof *sum, cmp_double);
-        med = sum[m / 2];
+        free(v);
     }
+    free(ap);
     free(sum);
-    return med;
+    d->coverage_unknown = cov <= 0 && n_stored;
+    return cov > 0 || !n_stored ? cov : 1;
+}
+
+/* ---- how many of the overlaps there are were found ----
+ *
+ * Two reads that both overlap a third, placed by those overlaps so that
+ * they share RECALL_MARGIN bases more than --min-overlap, overlap each
+ * other: the share of such implied overlaps that were found (at any
+ * identity kept) is the overlapper's recall on these reads. Reads of
+ * identity well inside its range find nearly all (0.97 and more at 85 to
+ * 99%); reads below it find few, and the coverage, the cycles and the
+ * arrays go with them. Up to RECALL_READS reads, spread over the input,
+ * are the thirds, with RECALL_PAIRS pairs each; reads that overlap
+ * themselves (arrays) take no part. */
+#define RECALL_READS 4096
+#define RECALL_PAIRS 32
+#define RECALL_MARGIN 2000
+/* below this share found, with this many implied, the reads are too noisy
+ * (pbsim CLR reads: 99.6% found at 85% accuracy, 94% at 82%, 64% at 78%) */
+#define RECALL_SUPPORTED 0.98
+#define RECALL_MIN_IMPLIED 200
+
+typedef struct {
+    uint32_t third, read;
+    int64_t start, end; /* read's place in third's coordinates */
+} placed_t;
+
+static int cmp_placed(const void *a, const void *b)
+{
+    const placed_t *x = a, *y = b;
+    if (x->third != y->third) return x->third < y->third ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return (x->read > y->read) - (x->read < y->read);
+}
+
+static int has_pair(const ovl_t *d, uint32_t a, uint32_t b)
+{
+    uint64_t key = a > b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+    size_t lo = 0, hi = d->n_ov;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pair_key(&d->ov[mid]) < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < d->n_ov && pair_key(&d->ov[lo]) == key;
+}
+
+/* The implied overlaps, and how many were found (the overlaps grouped by pair). */
+static void implied_overlaps(const ovl_t *d, const uint8_t *kind, const uint8_t *in_array, uint64_t *implied,
+                             uint64_t *found)
+{
+    const sg_readset_t *rs = d->rs;
+    const uint32_t n = sg_readset_n(rs), step = n / RECALL_READS + 1;
+    placed_t *pl = NULL;
+    size_t n_pl = 0, m_pl = 0;
+    *implied = *found = 0;
+    for (size_t i = 0; i < d->n_ov; i++) {
+        const sg_overlap_t *o = &d->ov[i];
+        if (o->q == o->t || in_array[o->q] || in_array[o->t] ||
+            (kind[i] != SG_OVL_DOVETAIL && kind[i] != SG_OVL_Q_CONTAINED && kind[i] != SG_OVL_T_CONTAINED))
+            continue;
+        const int64_t ql = sg_readset_len(rs, o->q), tl = sg_readset_len(rs, o->t);
+        for (int side = 0; side < 2; side++) {
+            uint32_t third = side ? o->t : o->q, read = side ? o->q : o->t;
+            if (third % step) continue;
+            int64_t at = side ? (int64_t)o->ts - (o->rev ? ql - o->qe : o->qs) : (int64_t)o->qs - (o->rev ? tl - o->te : o->ts);
+            if (n_pl == m_pl) pl = sg_realloc(pl, (m_pl = m_pl ? 2 * m_pl : 4096) * sizeof *pl);
+            pl[n_pl++] = (placed_t){third, read, at, at + (side ? ql : tl)};
+        }
+    }
+    if (n_pl) qsort(pl, n_pl, sizeof *pl, cmp_placed);
+    const int64_t need = (int64_t)d->o.min_overlap + RECALL_MARGIN;
+    for (size_t g = 0, h; g < n_pl; g = h) {
+        for (h = g; h < n_pl && pl[h].third == pl[g].third; h++) {}
+        uint32_t pairs = 0;
+        for (size_t a = g; a < h && pairs < RECALL_PAIRS; a++)
+            for (size_t b = a + 1; b < h && pl[b].start + need <= pl[a].end && pairs < RECALL_PAIRS; b++) {
+                if (pl[b].read == pl[a].read || (pl[b].end < pl[a].end ? pl[b].end : pl[a].end) - pl[b].start < need)
+                    continue;
+                pairs++;
+                (*implied)++;
+                *found += has_pair(d, pl[a].read, pl[b].read);
+            }
+    }
+    free(pl);
 }
 
 /* ---- cycles that reads can witness ----
@@ -237,9 +484,14 @@ static uint32_t cycle_limit(const sg_readset_t *rs)
     return lim;
 }
 
+/* What a read is to the cycles of the graph: on none, on a short one (an
+ * array's), or on long ones only (left out). */
+enum { READ_ACYCLIC, READ_ARRAY, READ_LONG_CYCLES };
+
 /* The graph g less the dovetails of the reads on cycles none of which is
- * short (the reads stay, as vertices of no repeat). @return those reads */
-static uint64_t keep_short_cycles(sg_graph_t *g, uint32_t limit)
+ * short (the reads stay, as vertices of no repeat); each read's place in
+ * state. @return the reads left out */
+static uint64_t keep_short_cycles(sg_graph_t *g, uint32_t limit, uint8_t *state)
 {
     const uint32_t nv = g->n_vert;
     uint32_t *comp = sg_malloc(((size_t)nv + 1) * sizeof *comp), *size = sg_calloc((size_t)nv + 1, sizeof *size);
@@ -248,28 +500,27 @@ static uint64_t keep_short_cycles(sg_graph_t *g, uint32_t limit)
     cycle_search_t cs = {.dist = sg_malloc(((size_t)nv + 1) * sizeof *cs.dist),
                          .touched = sg_malloc(((size_t)nv + 1) * sizeof *cs.touched)};
     for (uint32_t v = 0; v < nv; v++) cs.dist[v] = UINT32_MAX;
-    uint8_t *keep = sg_calloc((size_t)g->n + 1, 1);
     uint64_t dropped = 0;
     /* a read's two strands close the same cycles, reversed: one is searched */
     for (uint32_t i = 0; i < g->n; i++) {
         uint32_t v = sg_vert(i, 0), self = 0;
         for (uint64_t j = g->off[v]; j < g->off[v + 1]; j++) self |= g->adj[j] == v;
-        keep[i] = 1;
-        if (size[comp[v]] < 2 && !self) continue; /* on no cycle */
+        state[i] = READ_ACYCLIC;
+        if (size[comp[v]] < 2 && !self) continue;
         uint32_t lim = (uint32_t)g->star_len[i] > limit ? (uint32_t)g->star_len[i] : limit;
-        keep[i] = self || short_cycle(g, comp, v, lim, &cs);
-        dropped += !keep[i];
+        state[i] = self || short_cycle(g, comp, v, lim, &cs) ? READ_ARRAY : READ_LONG_CYCLES;
+        dropped += state[i] == READ_LONG_CYCLES;
     }
     uint64_t m = 0, *off = g->off;
     for (uint32_t v = 0; v < nv; v++) { /* the CSR compacted in place: off[v + 1] is still v's end */
         uint64_t j = off[v], end = off[v + 1];
         off[v] = m;
         for (; j < end; j++)
-            if (keep[v >> 1] && keep[g->adj[j] >> 1]) g->adj[m] = g->adj[j], g->ovl[m] = g->ovl[j], m++;
+            if (state[v >> 1] != READ_LONG_CYCLES && state[g->adj[j] >> 1] != READ_LONG_CYCLES)
+                g->adj[m] = g->adj[j], g->ovl[m] = g->ovl[j], m++;
     }
     off[nv] = m;
     g->n_edges = m;
-    free(keep);
     free(cs.dist);
     free(cs.touched);
     free(cs.heap);
@@ -369,12 +620,19 @@ static double build_graph(ovl_t *d, sg_graph_t *g)
     sg_graph_set_edges(g, e, n_e);
     free(e);
     d->cycle_limit = cycle_limit(rs);
-    d->long_cycle_reads = keep_short_cycles(g, d->cycle_limit);
+    uint8_t *state = sg_malloc((size_t)n + 1);
+    d->long_cycle_reads = keep_short_cycles(g, d->cycle_limit, state);
+    /* a contained read lies where its container does */
+    uint8_t *in_array = sg_malloc((size_t)n + 1);
+    for (uint32_t i = 0; i < n; i++) in_array[i] = state[d->root[i]] == READ_ARRAY;
     free(container);
     free(self_ovl);
-    double cov = median_depth(d, kind, self);
+    free(state);
+    double cov = read_coverage(d, kind, in_array);
+    implied_overlaps(d, kind, in_array, &d->implied, &d->implied_found);
     free(kind);
     free(self);
+    free(in_array);
     return cov;
 }
 
@@ -430,6 +688,7 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
             r = sg_overlaps_find(d->rs, &oo, take_overlaps, d, &d->ost, b->err, sizeof b->err);
         }
     }
+    if (r == 0) d->duplicates = dedupe_overlaps(d);
     if (r == 0 && d->o.overlaps_out) { /* the kept ones, in order, formatted on all threads */
         double t1 = sg_realtime();
         r = sg_paf_write_all(d->o.overlaps_out, d->rs, d->ov, d->n_ov, d->o.n_threads);
@@ -441,15 +700,31 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
     sg_progress_stage("overlap graph", 0);
     b->coverage = build_graph(d, g);
     b->sec[2] = d->sec_graph = sg_realtime() - t0;
-    sg_info("%llu overlaps (%llu below --min-identity): %llu dovetails, %llu containments, %llu internal, %llu short; "
-            "%llu reads contained, %llu overlap themselves; %llu on cycles none of which closes within %u bases "
-            "(interspersed repeats) left out; read coverage %.1f",
-            (unsigned long long)d->found, (unsigned long long)d->low_identity,
+    const double recall = d->implied ? (double)d->implied_found / d->implied : 1;
+    sg_info("%llu overlaps (%llu below --min-identity, %llu given twice): %llu dovetails, %llu containments, "
+            "%llu internal, %llu short; %.1f%% of the %llu overlaps that others imply found",
+            (unsigned long long)d->found, (unsigned long long)d->low_identity, (unsigned long long)d->duplicates,
             (unsigned long long)d->kinds[SG_OVL_DOVETAIL],
             (unsigned long long)(d->kinds[SG_OVL_Q_CONTAINED] + d->kinds[SG_OVL_T_CONTAINED]),
-            (unsigned long long)d->kinds[SG_OVL_INTERNAL], (unsigned long long)d->kinds[SG_OVL_SHORT],
+            (unsigned long long)d->kinds[SG_OVL_INTERNAL], (unsigned long long)d->kinds[SG_OVL_SHORT], 100 * recall,
+            (unsigned long long)d->implied);
+    if (d->implied >= RECALL_MIN_IMPLIED && recall < RECALL_SUPPORTED)
+        sg_warn("only %.1f%% of the overlaps that other overlaps imply were found (%llu of %llu): the reads' identity "
+                "is below what %s finds overlaps at (about 85%% for PacBio CLR and ONT; pbsim's CLR default is 78%%), "
+                "so the read coverage (%.1f) and the arrays are underestimated and periods may be wrong. Correct the "
+                "reads first (a long-read corrector), or use more accurate reads (HiFi, recent ONT)",
+                100 * recall, (unsigned long long)d->implied_found, (unsigned long long)d->implied,
+                d->o.overlaps ? "the overlapper of --overlaps" : "the own overlapper", b->coverage);
+    if (d->coverage_unknown)
+        sg_warn("every read lies in a tandem array whose copies the reads cannot tell apart (no %u reads of unique "
+                "sequence, no pairs of reads that overlap closer than the array's copies do): the read coverage is "
+                "unknown and taken as 1, so the arrays' lengths and copies are upper bounds (the reads' bases); give "
+                "reads of the flanks too, or more accurate reads", MIN_UNIQUE_READS);
+    sg_info("%llu reads contained, %llu overlap themselves, %llu on cycles none of which closes within %u bases "
+            "(interspersed repeats) left out; read coverage %.1f (from %s)",
             (unsigned long long)d->contained, (unsigned long long)d->self_reads,
-            (unsigned long long)d->long_cycle_reads, d->cycle_limit, b->coverage);
+            (unsigned long long)d->long_cycle_reads, d->cycle_limit, b->coverage,
+            d->coverage_unknown ? "none: unknown" : d->coverage_from);
     return 0;
 }
 
@@ -510,8 +785,10 @@ static void describe_reads(void *ctx, const sg_graph_t *g, const uint32_t *comp,
     r->tandem = p.tandem;
     r->unit = p.unit;
     /* the reads inside an array start in all but its last read length: the
-     * bases over the coverage fall short of its length by about one read */
-    r->length = x->coverage > 0 && n ? bases / x->coverage + (double)bases / n : 0;
+     * bases over the coverage fall short of its length by about one read;
+     * with the coverage unknown, the reads tile it (an upper bound) */
+    r->length = x->d->coverage_unknown ? (double)bases
+                : x->coverage > 0 && n ? bases / x->coverage + (double)bases / n : 0;
     r->copies = p.period ? r->length / p.period : 0;
 }
 
@@ -622,13 +899,15 @@ static void ovl_stats(const sg_graph_builder_t *b, FILE *fp)
     }
     fprintf(fp, "  \"overlaps\": %llu,\n  \"low_identity\": %llu,\n  \"dovetails\": %llu,\n  \"containments\": %llu,\n"
                 "  \"internal\": %llu,\n  \"short\": %llu,\n  \"contained_reads\": %llu,\n  \"self_overlapping_reads\": %llu,\n"
-                "  \"cycle_limit\": %u,\n  \"long_cycle_reads\": %llu,\n  \"coverage\": %.3f,\n",
+                "  \"duplicate_overlaps\": %llu,\n  \"implied_overlaps\": %llu,\n  \"implied_overlaps_found\": %llu,\n"
+                "  \"cycle_limit\": %u,\n  \"long_cycle_reads\": %llu,\n  \"coverage\": %.3f,\n  \"coverage_from\": \"%s\",\n",
             (unsigned long long)d->found, (unsigned long long)d->low_identity,
             (unsigned long long)d->kinds[SG_OVL_DOVETAIL],
             (unsigned long long)(d->kinds[SG_OVL_Q_CONTAINED] + d->kinds[SG_OVL_T_CONTAINED]),
             (unsigned long long)d->kinds[SG_OVL_INTERNAL], (unsigned long long)d->kinds[SG_OVL_SHORT],
-            (unsigned long long)d->contained, (unsigned long long)d->self_reads, d->cycle_limit,
-            (unsigned long long)d->long_cycle_reads, b->coverage);
+            (unsigned long long)d->contained, (unsigned long long)d->self_reads, (unsigned long long)d->duplicates,
+            (unsigned long long)d->implied, (unsigned long long)d->implied_found, d->cycle_limit,
+            (unsigned long long)d->long_cycle_reads, b->coverage, d->coverage_unknown ? "none" : d->coverage_from);
     fprintf(fp, "  \"overlap_seconds\": {\"read\": %.4f, \"index\": %.4f, \"overlap\": %.4f, \"graph\": %.4f},\n",
             d->sec_read, d->ost.index_s, d->o.overlaps ? b->sec[1] : d->ost.overlap_s, d->sec_graph);
 }

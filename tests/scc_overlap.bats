@@ -336,3 +336,125 @@ PY
     ! grep -q 'k-mers' "$T/o.repeats.svg" || fail "k-mers in the overlap graph's picture"
     [ "$(grep -vc '^#' "$T/o.repeats_mqc.tsv")" -eq $((n + 1)) ] || fail "MultiQC table: $(cat "$T/o.repeats_mqc.tsv")"
 }
+
+@test "overlap: interspersed repeats close no cycle: a 5 kb sequence twice, 300 kb apart, in 1 Mb" {
+    need pbsim
+    # once one repeat of ~600 reads spanning the 300 kb, period 8
+    python3 - "$T/g.fa" <<'PY'
+import random, sys
+rnd = random.Random(5)
+g = rnd.choices('ACGT', k=1000000)
+rep = rnd.choices('ACGT', k=5000)
+g[200000:205000] = rep
+g[500000:505000] = rep
+open(sys.argv[1], 'w').write('>g\n' + ''.join(g) + '\n')
+PY
+    (cd "$T" && pbsim --prefix pb --data-type CLR --depth 20 --length-mean 10000 --length-sd 3000 --length-min 1000 \
+        --length-max 30000 --accuracy-mean 0.97 --accuracy-sd 0.01 --accuracy-min 0.95 --accuracy-max 0.99 \
+        --model_qc "${PBSIM_MODELS:-/usr/share/pbsim/models}/model_qc_clr" --seed 1 g.fa > pbsim.log 2>&1)
+    run seqgpu scc -g overlap -t 2 -p "$T/o" --stats "$T/s.json" --write-overlaps "$T/own.paf" "$T/pb_0001.fastq"
+    assert_success
+    [ "$(wc -l < "$T/o.repeats.tsv")" -eq 1 ] || fail "$(cat "$T/o.repeats.tsv")"
+    # the reads that closed the long cycles are counted; the unique sequence on either side stays linked
+    python3 -c "import json; s = json.load(open('$T/s.json')); assert s['long_cycle_reads'] > 50 and s['edges'] > 1000, s" ||
+        fail "$(cat "$T/s.json")"
+    # (minimap2's overlaps of the reads of the satellites genome, with its interspersed repeats: above)
+}
+
+@test "overlap: an overlap given twice counts once (the PAF twice over, each line as query and as target too)" {
+    sim
+    zcat "$S/mm.paf.gz" > "$T/once.paf"
+    # the same overlaps concatenated, and with every line swapped (chunked all-vs-all, --dual=yes)
+    cat "$T/once.paf" "$T/once.paf" > "$T/twice.paf"
+    awk -F'\t' -v OFS='\t' '{t = $1; $1 = $6; $6 = t; t = $2; $2 = $7; $7 = t; t = $3; $3 = $8; $8 = t; t = $4; $4 = $9; $9 = t; print}' \
+        "$T/once.paf" > "$T/swapped.paf"
+    cat "$T/once.paf" "$T/swapped.paf" > "$T/dual.paf"
+    for x in once twice dual; do
+        seqgpu scc -q -g overlap --overlaps "$T/$x.paf" -p "$T/$x" --stats "$T/$x.json" "$S/pb_0001.fastq"
+    done
+    for x in twice dual; do
+        for f in repeats.tsv gfa units.fa components.tsv; do
+            cmp "$T/once.$f" "$T/$x.$f" || fail "$x: $f differs"
+        done
+        python3 - "$T/once.json" "$T/$x.json" <<'PY' || fail "$x: $(cat "$T/$x.json")"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for k in ('dovetails', 'containments', 'internal', 'short', 'coverage', 'contained_reads', 'self_overlapping_reads'):
+    assert a[k] == b[k], k
+assert b['duplicate_overlaps'] == b['overlaps'] - a['overlaps'] + a['duplicate_overlaps'], (a, b)
+PY
+    done
+    [ "$(sed 1d "$T/once.repeats.tsv" | wc -l)" -ge 3 ]
+}
+
+@test "overlap: reads that all lie in an array: the coverage from the array's reads, never 0 copies" {
+    # 60 reads of 10 kb from one 200 kb array of period 171 (copies 2% diverged, so reads of one place
+    # overlap closer than reads of two): coverage 3, about 1170 copies, once 0.00 and 0.00; and a
+    # single read of 1 Mb, an array of 5848 copies (coverage 1: one read)
+    python3 - "$T" <<'PY'
+import random, sys
+rnd = random.Random(7)
+sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
+u = ''.join(rnd.choices('ACGT', k=171))
+def copy(d):
+    out = []
+    for b in u:
+        x = rnd.random()
+        out.append(rnd.choice(sub[b]) if x < d * 0.8 else b + rnd.choice('ACGT') if x < d * 0.9 else '' if x < d else b)
+    return ''.join(out)
+arr = ''.join(copy(0.02) for _ in range(200000 // 171 + 1))[:200000]
+with open(sys.argv[1] + '/enriched.fa', 'w') as f:
+    for i in range(60):
+        s = rnd.randrange(0, len(arr) - 10000)
+        f.write('>r%d\n%s\n' % (i, arr[s:s + 10000]))
+open(sys.argv[1] + '/bac.fa', 'w').write('>one\n' + ''.join(copy(0.02) for _ in range(1000000 // 171 + 1))[:1000000] + '\n')
+PY
+    run seqgpu scc -g overlap -t 2 -p "$T/e" --stats "$T/e.json" "$T/enriched.fa"
+    assert_success
+    refute_output --partial "warning"
+    run python3 - "$T/e.repeats.tsv" "$T/e.json" <<'PY'
+import json, sys
+rows = [l.split('\t') for l in open(sys.argv[1]).read().split('\n')[1:] if l]
+s = json.load(open(sys.argv[2]))
+assert len(rows) == 1 and rows[0][1] == 'tandem' and rows[0][4] == '171', rows
+assert s['coverage_from'] == 'array reads' and 2.4 <= s['coverage'] <= 3.6, s['coverage']
+assert 900 <= float(rows[0][6]) <= 1450, rows[0][6]
+print('ok')
+PY
+    assert_output ok
+    run seqgpu scc -g overlap -t 2 -p "$T/b" --stats "$T/b.json" "$T/bac.fa"
+    assert_success
+    assert_output --partial "warning: every read lies in a tandem array whose copies the reads cannot tell apart"
+    run python3 - "$T/b.repeats.tsv" "$T/b.json" <<'PY'
+import json, sys
+rows = [l.split('\t') for l in open(sys.argv[1]).read().split('\n')[1:] if l]
+s = json.load(open(sys.argv[2]))
+assert len(rows) == 1 and rows[0][4] == '171' and s['coverage'] == 1 and s['coverage_from'] == 'none', (rows, s)
+assert abs(float(rows[0][6]) - 1000000 / 171) <= 0.03 * 1000000 / 171, rows[0][6]
+print('ok')
+PY
+    assert_output ok
+}
+
+@test "overlap: reads below the identity the overlapper takes (pbsim's CLR default, 78%) are said to be, with what to do" {
+    need pbsim
+    python3 "$ROOT/tests/reference.py" satellites --seed 2 --length 200000 --arrays 171:30000:0.01 "$T/s" > /dev/null
+    (cd "$T" && pbsim --prefix pb --data-type CLR --depth 20 --length-mean 10000 --length-sd 3000 --length-min 1000 \
+        --length-max 30000 --model_qc "${PBSIM_MODELS:-/usr/share/pbsim/models}/model_qc_clr" --seed 1 s.genome.fa > pbsim.log 2>&1)
+    run seqgpu scc -g overlap -t 2 -p "$T/o" --stats "$T/s.json" "$T/pb_0001.fastq"
+    assert_success
+    assert_output --partial "of the overlaps that other overlaps imply were found"
+    assert_output --partial "the reads' identity is below what the own overlapper finds overlaps at"
+    assert_output --partial "Correct the reads first"
+    python3 -c "import json; s = json.load(open('$T/s.json')); assert s['implied_overlaps_found'] < 0.9 * s['implied_overlaps'], s" ||
+        fail "$(cat "$T/s.json")"
+}
+
+@test "overlap: reads the overlapper takes draw no such warning, and find nearly every overlap implied" {
+    sim
+    run seqgpu scc -g overlap -t 2 -p "$T/o" --stats "$T/s.json" "$S/pb_0001.fastq"
+    assert_success
+    refute_output --partial "warning"
+    python3 -c "import json; s = json.load(open('$T/s.json')); assert s['implied_overlaps_found'] >= 0.98 * s['implied_overlaps'] > 1000, s" ||
+        fail "$(cat "$T/s.json")"
+}
