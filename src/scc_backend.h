@@ -124,6 +124,7 @@ typedef struct {
     const sg_devices_t *devices;
     uint32_t min_overlap;  /* overlap: the shortest dovetail or containment kept, bases (shorter reads are skipped) */
     double min_identity;   /* overlap: the lowest estimated identity kept */
+    int sketch_k, sketch_w, sketch_hpc; /* overlap: the own overlapper's minimizers (k 0: minimap2's ava-pb ones) */
     const char *overlaps;  /* overlap: a PAF file to take the overlaps from, or NULL for the own overlapper */
     FILE *overlaps_out;    /* overlap: where the kept overlaps are written as PAF, or NULL */
     int fallback;          /* auto: a device that fails after the reads are in hands its work to the cpu */

@@ -57,6 +57,7 @@ typedef struct {
     uint32_t *root;   /* the read each read is reported with: itself, or its container's */
     sg_mindex_t *index; /* the device's index builder, or NULL */
     uint64_t found, low_identity, kinds[SG_OVL_DOVETAIL + 1], self_reads, contained;
+    const sg_repeats_t *repeats; /* the report's, once made */
     uint64_t duplicates;       /* overlaps given twice (PAF), dropped */
     const char *coverage_from; /* "unique reads", "array reads", "none" */
     int coverage_unknown;      /* every read lies in an array whose copies its reads cannot tell apart: coverage 1 */
@@ -672,6 +673,7 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
         sg_progress_stage("overlapping", 0);
         sg_ovl_opts_t oo;
         sg_ovl_opts_default(&oo, d->o.n_threads, d->o.min_overlap);
+        if (d->o.sketch_k) oo.k = d->o.sketch_k, oo.w = d->o.sketch_w, oo.hpc = d->o.sketch_hpc;
         oo.index = d->index;
         oo.fallback = d->o.fallback;
         r = sg_overlaps_find(d->rs, &oo, take_overlaps, d, &d->ost, b->err, sizeof b->err);
@@ -734,6 +736,10 @@ typedef struct {
     ovl_t *d;
     double coverage;
     uint32_t *kids_off, *kids; /* reads of each root: kids[kids_off[r] .. kids_off[r + 1]) */
+    size_t *by_off;            /* the overlaps of read r: d->ov[by[by_off[r] .. by_off[r + 1])] */
+    uint32_t *by;
+    uint8_t *seen;             /* per read, cleared after each repeat */
+    uint32_t *cand;            /* a repeat's reads, and those that overlap them */
 } describe_t;
 
 static int cmp_u32(const void *a, const void *b)
@@ -742,35 +748,44 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* A component of reads: every read it stands for, their bases, the
- * period and unit from them, the array's length (the bases over the read
- * coverage, and a read length) and copies. */
+/* Where an array lies in the reads (loci from long reads): a read holds
+ * its ends when LOCUS_FLANK bases or more of other sequence lie beyond the
+ * periodic stretches on both sides (two periods and 100 bases: a stretch
+ * may end a period short of the array in a noisy read), and they run from
+ * end to end without a gap of more than a tenth; such a read spans the
+ * array, and its stretch's length is the array's. */
+static uint32_t locus_flank(uint32_t period) { return 2 * (period > 50 ? period : 50) + 100; }
+
+static int spans_array(const sg_period_extent_t *e, uint32_t len, uint32_t period)
+{
+    const uint32_t f = locus_flank(period);
+    return e->bases && e->start >= f && (uint64_t)e->end + f <= len && (e->end - e->start) * 9ull <= e->bases * 10;
+}
+
+/* A component of reads: the period and unit from its reads (those of the
+ * graph: each lies in the array, or runs out of it); every read it stands
+ * for (the contained ones too, those in the array when there is a period);
+ * the array's length and copies from where it lies in those reads and in
+ * the reads that overlap them: the median length in the reads that span
+ * it, with the least and the most, or else the bases inside it over the
+ * read coverage (every base of an array lies in c reads), with the longest
+ * stretch of it in one read as the least. */
 static void describe_reads(void *ctx, const sg_graph_t *g, const uint32_t *comp, uint32_t c, const uint32_t *mv,
                            uint32_t n_mv, sg_repeat_t *r)
 {
     (void)g, (void)comp, (void)c, (void)mv, (void)n_mv;
     describe_t *x = ctx;
-    const sg_readset_t *rs = x->d->rs;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < r->n_nodes; i++) n += x->kids_off[r->nodes[i] + 1] - x->kids_off[r->nodes[i]];
-    uint32_t *reads = sg_malloc(((size_t)n + 1) * sizeof *reads);
-    n = 0;
-    for (uint32_t i = 0; i < r->n_nodes; i++)
-        for (uint32_t j = x->kids_off[r->nodes[i]]; j < x->kids_off[r->nodes[i] + 1]; j++) reads[n++] = x->kids[j];
-    qsort(reads, n, sizeof *reads, cmp_u32);
-    free(r->nodes);
-    r->nodes = reads;
-    r->n_nodes = n;
-    /* the reads that the period is read from, as letters */
-    char **seq = sg_malloc(((size_t)n + 1) * sizeof *seq);
-    uint32_t *len = sg_malloc(((size_t)n + 1) * sizeof *len), n_seq = 0;
-    uint64_t bases = 0, spelled = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t l = sg_readset_len(rs, reads[i]);
-        bases += l;
-        if (spelled >= SG_PERIOD_BASES || !sg_readset_stored(rs, reads[i])) continue;
+    const ovl_t *d = x->d;
+    const sg_readset_t *rs = d->rs;
+    /* the period, from the reads of the graph */
+    char **seq = sg_malloc(((size_t)r->n_nodes + 1) * sizeof *seq);
+    uint32_t *len = sg_malloc(((size_t)r->n_nodes + 1) * sizeof *len), n_seq = 0;
+    uint64_t spelled = 0;
+    for (uint32_t i = 0; i < r->n_nodes && spelled < SG_PERIOD_BASES; i++) {
+        uint32_t l = sg_readset_len(rs, r->nodes[i]);
+        if (!sg_readset_stored(rs, r->nodes[i])) continue;
         seq[n_seq] = sg_malloc((size_t)l + 1);
-        sg_readset_spell(rs, reads[i], seq[n_seq]);
+        sg_readset_spell(rs, r->nodes[i], seq[n_seq]);
         len[n_seq++] = l;
         spelled += l;
     }
@@ -779,16 +794,66 @@ static void describe_reads(void *ctx, const sg_graph_t *g, const uint32_t *comp,
     for (uint32_t i = 0; i < n_seq; i++) free(seq[i]);
     free(seq);
     free(len);
+    /* the reads: the graph's and theirs, then those that overlap them */
+    uint32_t n_cand = 0, n_members;
+    for (uint32_t i = 0; i < r->n_nodes; i++)
+        for (uint32_t j = x->kids_off[r->nodes[i]]; j < x->kids_off[r->nodes[i] + 1]; j++) {
+            uint32_t k = x->kids[j];
+            x->seen[k] = 1 + (k == r->nodes[i]); /* 2: a read of the graph */
+            x->cand[n_cand++] = k;
+        }
+    n_members = n_cand;
+    for (uint32_t i = 0; i < n_members; i++)
+        for (size_t j = x->by_off[x->cand[i]]; j < x->by_off[x->cand[i] + 1]; j++) {
+            const sg_overlap_t *o = &d->ov[x->by[j]];
+            uint32_t other = o->q == x->cand[i] ? o->t : o->q;
+            if (!x->seen[other]) x->seen[other] = 3, x->cand[n_cand++] = other;
+        }
+    double *span = sg_malloc(((size_t)n_cand + 1) * sizeof *span);
+    uint32_t n_span = 0, longest = 0, n_in = 0;
+    uint64_t inside = 0, bases = 0;
+    char *buf = NULL;
+    size_t m_buf = 0;
+    for (uint32_t i = 0; i < n_cand; i++) {
+        uint32_t k = x->cand[i], l = sg_readset_len(rs, k);
+        sg_period_extent_t e = {0};
+        if (p.period && sg_readset_stored(rs, k)) {
+            if (l + 1 > m_buf) buf = sg_realloc(buf, m_buf = (size_t)l + 1);
+            sg_readset_spell(rs, k, buf);
+            sg_period_extent(buf, l, p.period, &e);
+        }
+        /* a member: a read of the graph, or one it contains that lies in the array */
+        if (x->seen[k] == 2 || (x->seen[k] == 1 && (!p.period || e.bases))) x->cand[n_in++] = k, bases += l;
+        x->seen[k] = 0;
+        inside += e.bases;
+        if (e.longest > longest) longest = e.longest;
+        if (spans_array(&e, l, p.period)) span[n_span++] = e.end - e.start;
+    }
+    free(buf);
+    free(r->nodes);
+    r->nodes = sg_malloc(((size_t)n_in + 1) * sizeof *r->nodes);
+    memcpy(r->nodes, x->cand, (size_t)n_in * sizeof *r->nodes);
+    qsort(r->nodes, n_in, sizeof *r->nodes, cmp_u32);
+    r->n_nodes = n_in;
     r->kmers = bases;
     r->mean_count = x->coverage;
     r->period = p.period;
     r->tandem = p.tandem;
     r->unit = p.unit;
-    /* the reads inside an array start in all but its last read length: the
-     * bases over the coverage fall short of its length by about one read;
-     * with the coverage unknown, the reads tile it (an upper bound) */
-    r->length = x->d->coverage_unknown ? (double)bases
-                : x->coverage > 0 && n ? bases / x->coverage + (double)bases / n : 0;
+    r->spanning = n_span;
+    if (n_span) {
+        qsort(span, n_span, sizeof *span, cmp_double);
+        r->length = span[n_span / 2];
+        r->length_min = span[0];
+        r->length_max = span[n_span - 1];
+    } else if (p.period) { /* with the coverage unknown (1), an upper bound */
+        r->length = x->coverage > 0 ? inside / x->coverage : 0;
+        r->length_min = longest;
+        if (r->length < longest) r->length = longest;
+    } else { /* no period: the reads' bases over the coverage, and a read (they start in all but the last) */
+        r->length = x->coverage > 0 && n_in ? bases / x->coverage + (double)bases / n_in : 0;
+    }
+    free(span);
     r->copies = p.period ? r->length / p.period : 0;
 }
 
@@ -849,9 +914,32 @@ static int ovl_repeats(sg_graph_builder_t *b, sg_graph_t *g, uint32_t *comp, uin
     for (uint32_t i = 0; i < n; i++) x.kids_off[d->root[i] + 2]++;
     for (uint32_t i = 0; i < n; i++) x.kids_off[i + 2] += x.kids_off[i + 1];
     for (uint32_t i = 0; i < n; i++) x.kids[x.kids_off[d->root[i] + 1]++] = i;
+    /* the overlaps of each read */
+    x.by_off = sg_calloc((size_t)n + 2, sizeof *x.by_off);
+    for (size_t i = 0; i < d->n_ov; i++) x.by_off[d->ov[i].q + 2]++, x.by_off[d->ov[i].t + 2] += d->ov[i].t != d->ov[i].q;
+    for (uint32_t i = 0; i < n; i++) x.by_off[i + 2] += x.by_off[i + 1];
+    x.by = sg_malloc((2 * d->n_ov + 1) * sizeof *x.by);
+    for (size_t i = 0; i < d->n_ov; i++) {
+        x.by[x.by_off[d->ov[i].q + 1]++] = (uint32_t)i;
+        if (d->ov[i].t != d->ov[i].q) x.by[x.by_off[d->ov[i].t + 1]++] = (uint32_t)i;
+    }
+    x.seen = sg_calloc((size_t)n + 1, 1);
+    x.cand = sg_malloc(((size_t)n + 1) * sizeof *x.cand);
     sg_repeats_find_by(g, comp, n_comp, describe_reads, &x, out);
+    out->loci = 1;
+    d->repeats = out; /* for --stats, written before the repeats are freed */
     free(x.kids_off);
     free(x.kids);
+    free(x.by_off);
+    free(x.by);
+    free(x.seen);
+    free(x.cand);
+    /* the bases each read of a repeat stands for (RC in PREFIX.gfa): its own
+     * and those of the reads it contains in the repeat */
+    for (uint32_t i = 0; i < n; i++)
+        if (out->node_repeat[d->root[i]]) g->count_sum[i] = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (out->node_repeat[d->root[i]] && out->node_repeat[i]) g->count_sum[d->root[i]] += sg_readset_len(d->rs, i);
     /* the repeats' reads get their bases in the graph (for PREFIX.gfa) */
     uint64_t total = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -883,11 +971,13 @@ static void ovl_stats(const sg_graph_builder_t *b, FILE *fp)
             (unsigned long long)short_bases);
     fprintf(fp, "  \"min_overlap\": %u,\n  \"min_identity\": %.3f,\n", d->o.min_overlap, d->o.min_identity);
     if (!d->o.overlaps)
-        fprintf(fp, "  \"minimizers\": {\"index\": \"%s\", \"k\": %d, \"w\": %d, \"hpc\": true, \"sketched\": %llu, \"indexed\": %llu, "
+        fprintf(fp, "  \"minimizers\": {\"index\": \"%s\", \"k\": %d, \"w\": %d, \"hpc\": %s, \"sketched\": %llu, \"indexed\": %llu, "
                     "\"buckets\": %llu, \"max_occ\": %u, \"repeat_buckets\": %llu, \"hits\": %llu, "
                     "\"repeat_reads\": %llu, \"repeat_turns\": %u, \"reads_chained_on_device\": %llu, \"seconds\": {\"index\": %.4f, \"device_chain\": %.4f, "
                     "\"repeat_hits\": %.4f, \"repeat_chain\": %.4f, \"overlaps\": %.4f}},\n",
-                d->ost.index_device && d->index ? d->index->name : "cpu", SG_OVL_K, SG_OVL_W, (unsigned long long)d->ost.minimizers, (unsigned long long)d->ost.indexed,
+                d->ost.index_device && d->index ? d->index->name : "cpu", d->o.sketch_k ? d->o.sketch_k : SG_OVL_K,
+                d->o.sketch_k ? d->o.sketch_w : SG_OVL_W, !d->o.sketch_k || d->o.sketch_hpc ? "true" : "false",
+                (unsigned long long)d->ost.minimizers, (unsigned long long)d->ost.indexed,
                 (unsigned long long)d->ost.buckets, d->ost.max_occ, (unsigned long long)d->ost.rep_buckets,
                 (unsigned long long)d->ost.hits, (unsigned long long)d->ost.repeat_reads, d->ost.repeat_turns,
                 (unsigned long long)d->ost.device_reads, d->ost.index_s, d->ost.device_chain_s, d->ost.repeat_hits_s,
@@ -908,6 +998,20 @@ static void ovl_stats(const sg_graph_builder_t *b, FILE *fp)
             (unsigned long long)d->contained, (unsigned long long)d->self_reads, (unsigned long long)d->duplicates,
             (unsigned long long)d->implied, (unsigned long long)d->implied_found, d->cycle_limit,
             (unsigned long long)d->long_cycle_reads, b->coverage, d->coverage_unknown ? "none" : d->coverage_from);
+    /* the arrays' lengths (repeats.tsv's last columns) */
+    fputs("  \"array_lengths\": [", fp);
+    for (uint32_t i = 0; d->repeats && i < d->repeats->n; i++) {
+        const sg_repeat_t *x = &d->repeats->r[i];
+        fprintf(fp, "%s{\"id\": \"repeat%u\", \"period\": %llu, \"length\": %.0f, \"length_min\": ", i ? ", " : "", i + 1,
+                (unsigned long long)x->period, x->length);
+        if (x->length_min > 0) fprintf(fp, "%.0f", x->length_min);
+        else fputs("null", fp);
+        fputs(", \"length_max\": ", fp);
+        if (x->length_max > 0) fprintf(fp, "%.0f", x->length_max);
+        else fputs("null", fp);
+        fprintf(fp, ", \"spanning_reads\": %u}", x->spanning);
+    }
+    fputs("],\n", fp);
     fprintf(fp, "  \"overlap_seconds\": {\"read\": %.4f, \"index\": %.4f, \"overlap\": %.4f, \"graph\": %.4f},\n",
             d->sec_read, d->ost.index_s, d->o.overlaps ? b->sec[1] : d->ost.overlap_s, d->sec_graph);
 }

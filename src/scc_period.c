@@ -131,24 +131,30 @@ static int multiple(uint32_t a, uint32_t b)
     return m >= 1 && (uint64_t)off * 100 <= 6ull * b + 200;
 }
 
-/* Where a distance x counts as a multiple of period p: within 2% of x, or
- * the drift of a read's insertions and deletions between two copies (a
+/* Where a distance x counts as a multiple of period p: within pct% of x,
+ * or the drift of a read's insertions and deletions between two copies (a
  * random walk: sqrt(x / 8) at 12% of them), and under a quarter period (so
  * that the windows of p's multiples never overlap, and a short period is
- * not credited with every distance). */
-static inline uint32_t tol_of(uint32_t x, uint32_t p)
+ * not credited with every distance). The spectrum counts within 2%: its
+ * peaks are the reads' own distances. A read's stretches are looked for
+ * within 6%: a read's net insertions stretch its distances (by 4.5% in
+ * pbsim's CLR reads of 85%), and the period they are looked for at may be
+ * the consensus's, in the genome's bases. */
+#define SPECTRUM_PCT 2
+#define STRETCH_PCT 6
+static inline uint32_t tol_of(uint32_t x, uint32_t p, uint32_t pct)
 {
-    uint32_t t = x / 50, w = (uint32_t)sqrt(x / 8.0);
+    uint32_t t = x * pct / 100, w = (uint32_t)sqrt(x / 8.0);
     if (t < w) t = w;
     if (t < 1) t = 1;
     return t < p / 4 ? t : p / 4;
 }
 
-/* The multiple of p nearest x, or 0 when x is not within tol_of(x, p) of one. */
-static inline uint32_t multiple_of(uint32_t x, uint32_t p)
+/* The multiple of p nearest x, or 0 when x is not within tol_of(x, p, pct) of one. */
+static inline uint32_t multiple_of(uint32_t x, uint32_t p, uint32_t pct)
 {
     uint32_t m = (x + p / 2) / p, off = x > m * p ? x - m * p : m * p - x;
-    return m >= 1 && off <= tol_of(x, p) ? m : 0;
+    return m >= 1 && off <= tol_of(x, p, pct) ? m : 0;
 }
 
 typedef struct {
@@ -178,7 +184,7 @@ static uint32_t spectrum_peaks(const uint64_t *hist, cand_t **out)
         if (!h || h < MIN_PEAK_SHARE * hmax || h <= left || h < window(pre, d + 1)) continue;
         uint64_t f = 0;
         for (uint32_t x = d; x <= SG_PERIOD_MAX; x += d) {
-            uint32_t t = tol_of(x, d), hi = x + t > SG_PERIOD_MAX ? SG_PERIOD_MAX : x + t;
+            uint32_t t = tol_of(x, d, SPECTRUM_PCT), hi = x + t > SG_PERIOD_MAX ? SG_PERIOD_MAX : x + t;
             f += pre[hi] - pre[x - t - 1];
         }
         if (n == m) c = sg_realloc(c, (m = m ? 2 * m : 64) * sizeof *c);
@@ -193,7 +199,7 @@ static uint32_t spectrum_peaks(const uint64_t *hist, cand_t **out)
 /* ---- where reads repeat themselves one period on ---- */
 
 /* A stretch: k-mers whose previous places lie one, two or three periods
- * back (within tol_of), none further than max(a period, 50) bases from the
+ * back (within STRETCH_PCT), none further than max(a period, 50) bases from the
  * next, over two periods or more, STRETCH_MIN_PAIRS of them or more and
  * one per STRETCH_BASES_PER_PAIR bases. A read inside an array is one such
  * stretch end to end, at any accuracy the overlapper takes (a read of 85%
@@ -214,7 +220,7 @@ static void mark_pair(void *arg, uint32_t x, uint32_t i, uint32_t d)
 {
     (void)x;
     marks_t *mk = arg;
-    uint32_t m = multiple_of(d, mk->p);
+    uint32_t m = multiple_of(d, mk->p, STRETCH_PCT);
     if (!m || m > STRETCH_MULTIPLES) return;
     if (mk->n + 2 > mk->m) mk->at = sg_realloc(mk->at, (mk->m = mk->m ? 2 * mk->m : 1024) * sizeof *mk->at);
     mk->at[mk->n++] = i + 1 - SG_PERIOD_K - d;
@@ -446,7 +452,7 @@ void sg_period_find(const char *const *seqs, const uint32_t *lens, uint32_t n, s
     if (p) {
         uint64_t explained = 0;
         for (uint32_t x = 1; x <= SG_PERIOD_MAX; x++)
-            if (multiple_of(x, p)) explained += hist[x];
+            if (multiple_of(x, p, SPECTRUM_PCT)) explained += hist[x];
         out->support = (double)explained / pairs;
     }
     free(hist);

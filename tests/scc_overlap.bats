@@ -89,6 +89,11 @@ for a in arrays:
         assert got[0][7] == a[4], (p, got[0][7], a[4])
     # copies: the array's length over the period, within a third
     assert abs(float(got[0][6]) * p - (int(a[1]) - int(a[0]))) <= 0.34 * (int(a[1]) - int(a[0])), (p, got[0][6])
+    # the length, within a quarter, and its interval: no read spans these arrays, so the least is the
+    # longest stretch of one in a read (no longer than the array) and the most unknown
+    length = int(a[1]) - int(a[0])
+    assert abs(int(got[0][8]) - length) <= 0.25 * length and int(got[0][9]) <= 1.05 * length, (p, got[0][8:])
+    assert got[0][10] == '*' and got[0][11] == '0', got[0]
 print('ok')
 PY
     assert_output ok
@@ -316,7 +321,7 @@ PY
     : > "$T/empty.fq"
     run seqgpu scc -q -g overlap -p "$T/e" "$T/empty.fq"
     assert_success
-    [ "$(cat "$T/e.repeats.tsv")" = "$(printf 'id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit')" ]
+    [ "$(cat "$T/e.repeats.tsv")" = "$(printf 'id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit\tlength\tlength_min\tlength_max\tspanning_reads')" ]
     run seqgpu scc -q -g overlap -p "$T/s" --stats "$T/s.json" "$ROOT/examples/lambda_reads.fq.gz"
     assert_success
     python3 -c "import json; s = json.load(open('$T/s.json')); assert s['reads'] == 0 and s['short_reads_skipped'] > 0, s" ||
@@ -457,4 +462,57 @@ PY
     refute_output --partial "warning"
     python3 -c "import json; s = json.load(open('$T/s.json')); assert s['implied_overlaps_found'] >= 0.98 * s['implied_overlaps'] > 1000, s" ||
         fail "$(cat "$T/s.json")"
+}
+
+@test "overlap: -x clr, ont and hifi on pbsim reads of their kind: every array longer than 1.5 reads, its period within 3%, its length within a quarter" {
+    sim
+    # ONT: pbsim's CLR model at 92%, deletions the most; HiFi: pbsim's CCS model (98%), reads of 12 kb
+    (cd "$T" && pbsim --prefix ont --data-type CLR --depth 15 --length-mean 12000 --length-sd 5000 --length-min 1000 \
+        --length-max 50000 --accuracy-mean 0.92 --accuracy-sd 0.03 --accuracy-min 0.85 --difference-ratio 23:31:46 \
+        --model_qc "${PBSIM_MODELS:-/usr/share/pbsim/models}/model_qc_clr" --seed 1 "$S/sat.genome.fa" > ont.log 2>&1 &&
+     pbsim --prefix hifi --data-type CCS --depth 15 --length-mean 12000 --length-sd 3000 --length-min 2000 \
+        --length-max 30000 --model_qc "${PBSIM_MODELS:-/usr/share/pbsim/models}/model_qc_ccs" --seed 1 "$S/sat.genome.fa" > hifi.log 2>&1)
+    ln -s "$S/pb_0001.fastq" "$T/clr_0001.fastq"
+    ln -s "$S/pb_0001.maf" "$T/clr_0001.maf"
+    for x in clr ont hifi; do
+        run seqgpu scc -x $x -t 2 -p "$T/$x" --stats "$T/$x.json" "$T/${x}_0001.fastq"
+        assert_success
+        refute_output --partial "warning"
+        run python3 "$ROOT/tests/reference.py" satcheck --maf "$T/${x}_0001.maf" --arrays "$S/sat.arrays.tsv" "$T/$x"
+        assert_line ok
+        run python3 - "$S/sat.arrays.tsv" "$T/$x.repeats.tsv" "$T/$x.json" "$x" <<'PY'
+import json, sys
+arrays = [l.split('\t') for l in open(sys.argv[1]).read().split('\n')[1:] if l]
+reps = [l.split('\t') for l in open(sys.argv[2]).read().split('\n')[1:] if l]
+s, x = json.load(open(sys.argv[3])), sys.argv[4]
+k, w, hpc = {'clr': (19, 5, True), 'ont': (17, 5, False), 'hifi': (19, 10, False)}[x]
+assert (s['minimizers']['k'], s['minimizers']['w'], s['minimizers']['hpc']) == (k, w, hpc), s['minimizers']
+assert s['min_identity'] == (0.9 if x == 'hifi' else 0.8), s['min_identity']
+for a in arrays:
+    p, length = int(a[2]), int(a[1]) - int(a[0])
+    if length < 15000:
+        continue
+    got = [r for r in reps if abs(int(r[4]) - p) <= 0.03 * p]
+    assert len(got) == 1, (x, p, got)
+    assert abs(int(got[0][8]) - length) <= 0.25 * length, (x, p, got[0][8], length)
+print('ok')
+PY
+        assert_output ok
+    done
+    # -x sr is the de Bruijn graph's: the same run as without it
+    seqgpu scc -q -p "$T/d" "$ROOT/examples/lambda_reads.fq.gz"
+    seqgpu scc -q -x sr -p "$T/sr" "$ROOT/examples/lambda_reads.fq.gz"
+    for f in repeats.tsv gfa units.fa components.tsv; do cmp "$T/d.$f" "$T/sr.$f"; done
+    # a preset of one graph with the other's options is refused
+    run seqgpu scc -x hifi -g dbg "$T/clr_0001.fastq"
+    assert_failure 1
+    assert_output --partial "-x hifi is a preset of -g overlap"
+    run seqgpu scc -x sr --min-identity 0.9 "$T/clr_0001.fastq"
+    assert_failure 1
+    assert_output --partial "--min-identity is an option of -g overlap"
+    run seqgpu scc -x clr -k 21 "$T/clr_0001.fastq"
+    assert_failure 1
+    run seqgpu scc -x pacbio "$T/clr_0001.fastq"
+    assert_failure 1
+    assert_output --partial "invalid preset 'pacbio' (hifi, ont, clr or sr)"
 }
