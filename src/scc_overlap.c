@@ -664,13 +664,12 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
         sg_warn("no read is %u bases or longer (--min-overlap): no overlaps, no repeats", d->o.min_overlap);
     t0 = sg_realtime();
     if (d->o.overlaps) {
-        sg_progress_stage("reading overlaps", 0);
+        sg_progress_stage("reading overlaps", sg_input_stored_bytes((char *const *)&d->o.overlaps, 1));
         r = sg_paf_read(d->o.overlaps, d->rs, take_overlaps, d);
         if (r == 0 && !d->found && n_stored) /* an empty PAF, or one of the short reads only */
             sg_warn("'%s' holds no overlap between reads of %u bases or longer (--min-overlap): no repeats",
                     d->o.overlaps, d->o.min_overlap);
     } else {
-        sg_progress_stage("overlapping", 0);
         sg_ovl_opts_t oo;
         sg_ovl_opts_default(&oo, d->o.n_threads, d->o.min_overlap);
         if (d->o.sketch_k) oo.k = d->o.sketch_k, oo.w = d->o.sketch_w, oo.hpc = d->o.sketch_hpc;
@@ -699,7 +698,7 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
     b->sec[1] = sg_realtime() - t0;
     if (r < 0) return r;
     t0 = sg_realtime();
-    sg_progress_stage("overlap graph", 0);
+    sg_progress_stage("the overlap graph", 0);
     b->coverage = build_graph(d, g);
     b->sec[2] = d->sec_graph = sg_realtime() - t0;
     const double recall = d->implied ? (double)d->implied_found / d->implied : 1;

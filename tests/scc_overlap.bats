@@ -516,3 +516,10 @@ PY
     assert_failure 1
     assert_output --partial "invalid preset 'pacbio' (hifi, ont, clr or sr)"
 }
+
+@test "overlap: progress lines with the share done and the time left in the index and overlap stages" {
+    sim
+    run seqgpu scc -q --progress=0.1 -g overlap -t 2 -p "$T/o" "$S/pb_0001.fastq"
+    assert_success
+    assert_output --regexp '\[seqgpu scc\] (indexing the minimizers|overlapping): [0-9.]+ [kMG]?b of [0-9.]+ Mb \([0-9]+%\), [0-9.]+ [kMG]?b/s, ETA '
+}
