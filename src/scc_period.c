@@ -13,7 +13,10 @@
  * peaks with the most pairs at their multiples tried as periods */
 #define MIN_PEAK_SHARE 0.05
 #define PERIOD_CANDIDATES 8
+#define CANDIDATE_FOLD 0.1
 #define DIVISOR_SHARE 0.5
+/* the bases of reads whose stretches decide between candidates */
+#define SHARE_BASES (1u << 18)
 /* a period at all: its stretches (below) cover this share of the reads,
  * and the reads hold this many repeated k-mer pairs */
 #define MIN_PERIODIC_SHARE 0.2
@@ -212,8 +215,9 @@ static uint32_t spectrum_peaks(const uint64_t *hist, cand_t **out)
 #define STRETCH_BASES_PER_PAIR 500
 
 typedef struct {
-    uint32_t p, *at; /* the period; the starts of the k-mers in pairs */
-    size_t n, m;
+    uint32_t p;
+    uint8_t *at; /* per base of the read: a k-mer of a pair starts there */
+    size_t m;
 } marks_t;
 
 static void mark_pair(void *arg, uint32_t x, uint32_t i, uint32_t d)
@@ -222,32 +226,34 @@ static void mark_pair(void *arg, uint32_t x, uint32_t i, uint32_t d)
     marks_t *mk = arg;
     uint32_t m = multiple_of(d, mk->p, STRETCH_PCT);
     if (!m || m > STRETCH_MULTIPLES) return;
-    if (mk->n + 2 > mk->m) mk->at = sg_realloc(mk->at, (mk->m = mk->m ? 2 * mk->m : 1024) * sizeof *mk->at);
-    mk->at[mk->n++] = i + 1 - SG_PERIOD_K - d;
-    mk->at[mk->n++] = i + 1 - SG_PERIOD_K;
+    mk->at[i + 1 - SG_PERIOD_K - d] = mk->at[i + 1 - SG_PERIOD_K] = 1;
 }
 
 /* The stretches of s (len bases) periodic at p, into *e. */
 static void stretches(const char *s, uint32_t len, uint32_t p, last_t *t, marks_t *mk, sg_period_extent_t *e)
 {
     memset(e, 0, sizeof *e);
+    if (len > mk->m) mk->at = sg_realloc(mk->at, mk->m = len);
+    memset(mk->at, 0, len);
     mk->p = p;
-    mk->n = 0;
     repeated_kmers(s, len, t, mark_pair, mk);
-    if (!mk->n) return;
-    qsort(mk->at, mk->n, sizeof *mk->at, cmp_u32);
     const uint32_t gap = p > 50 ? p : 50;
-    for (size_t i = 0, j; i < mk->n; i = j) {
-        uint32_t end = mk->at[i] + SG_PERIOD_K;
-        for (j = i + 1; j < mk->n && mk->at[j] <= end + gap; j++)
-            if (mk->at[j] + SG_PERIOD_K > end) end = mk->at[j] + SG_PERIOD_K;
-        uint64_t pairs = (j - i) / 2, len = end - mk->at[i];
-        if (pairs < STRETCH_MIN_PAIRS || pairs * STRETCH_BASES_PER_PAIR < len || len < 2 * (uint64_t)p + SG_PERIOD_K)
+    for (uint32_t i = 0, j; i < len; i = j) {
+        if (!mk->at[i]) {
+            j = i + 1;
             continue;
-        if (!e->bases) e->start = mk->at[i];
+        }
+        /* marks (k-mer starts), each within gap bases of the previous k-mer's end */
+        uint32_t end = i + SG_PERIOD_K, marks = 1;
+        for (j = i + 1; j < len && j <= end + gap; j++)
+            if (mk->at[j]) marks++, end = j + SG_PERIOD_K;
+        uint64_t span = end - i;
+        if (marks < 2 * STRETCH_MIN_PAIRS || marks * (STRETCH_BASES_PER_PAIR / 2) < span || span < 2 * (uint64_t)p + SG_PERIOD_K)
+            continue;
+        if (!e->bases) e->start = i;
         e->end = end;
-        e->bases += end - mk->at[i];
-        if (end - mk->at[i] > e->longest) e->longest = end - mk->at[i];
+        e->bases += span;
+        if (span > e->longest) e->longest = (uint32_t)span;
     }
 }
 
@@ -426,13 +432,15 @@ void sg_period_find(const char *const *seqs, const uint32_t *lens, uint32_t n, s
     double share[PERIOD_CANDIDATES];
     marks_t mk = {0};
     for (uint32_t c = 0; c < n_cand && c < PERIOD_CANDIDATES; c++) {
-        uint64_t cover = 0;
-        for (uint32_t i = 0; i < n_used; i++) {
+        uint64_t cover = 0, seen = 0;
+        share[c] = 0;
+        if (cand[c].fold < CANDIDATE_FOLD * cand[0].fold) continue;
+        for (uint32_t i = 0; i < n_used && seen < SHARE_BASES; seen += lens[i], i++) {
             sg_period_extent_t e;
             stretches(seqs[i], lens[i], cand[c].d, &lt, &mk, &e);
             cover += e.bases;
         }
-        share[c] = used ? (double)cover / used : 0;
+        share[c] = seen ? (double)cover / seen : 0;
         if (share[c] > out->share) out->share = share[c], best = c;
     }
     /* a divisor whose stretches cover half as much is the period, its
