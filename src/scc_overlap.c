@@ -1,9 +1,13 @@
 /* The overlap graph builder of seqgpu scc -g overlap: the reads held in
  * memory; their overlaps from the own overlapper (scc_minimizer.c) or from
- * PAF; each overlap classified as miniasm does; contained reads set aside
- * with their containers; the graph of the two strands of every read, with
- * an edge per dovetail (and its complement); then, given the SCCs, each
- * repeat described from its reads: period, unit, copies. */
+ * PAF, each pair once; each overlap classified as miniasm does; contained
+ * reads set aside with their containers; the graph of the two strands of
+ * every read, with an edge per dovetail (and its complement), less the
+ * dovetails of reads whose cycles all go round more than a read length
+ * (interspersed repeats); the read coverage, and the share of the implied
+ * overlaps found (reads too noisy); then, given the SCCs, each repeat
+ * described from its reads: period, unit, the array's length from where it
+ * lies in them, copies. */
 #define _GNU_SOURCE
 #include "scc_overlap.h"
 #include "../formats/paf.h"
@@ -748,12 +752,14 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* Where an array lies in the reads (loci from long reads): a read holds
- * its ends when LOCUS_FLANK bases or more of other sequence lie beyond the
- * periodic stretches on both sides (two periods and 100 bases: a stretch
- * may end a period short of the array in a noisy read), and they run from
- * end to end without a gap of more than a tenth; such a read spans the
- * array, and its stretch's length is the array's. */
-static uint32_t locus_flank(uint32_t period) { return 2 * (period > 50 ? period : 50) + 100; }
+ * its ends when a kilobase or more of other sequence (and two periods: a
+ * stretch may end a period short of the array) lies beyond the periodic
+ * stretches on both sides, which run from end to end without a gap of more
+ * than a tenth; such a read spans the array, and its stretch's length is
+ * the array's, when no read holds a longer stretch of it (a read's noisy
+ * end, or a few chance repeats, make a short stretch look bounded: on
+ * pbsim's CLR reads, up to a kilobase at a read's end is unmarked). */
+static uint32_t locus_flank(uint32_t period) { return 2 * period + 100 > 1000 ? 2 * period + 100 : 1000; }
 
 static int spans_array(const sg_period_extent_t *e, uint32_t len, uint32_t period)
 {
@@ -839,6 +845,11 @@ static void describe_reads(void *ctx, const sg_graph_t *g, const uint32_t *comp,
     r->period = p.period;
     r->tandem = p.tandem;
     r->unit = p.unit;
+    /* a read that spans the array holds it whole: the longest stretch in any read, or about */
+    uint32_t kept_span = 0;
+    for (uint32_t i = 0; i < n_span; i++)
+        if (span[i] >= 0.9 * longest) span[kept_span++] = span[i];
+    n_span = kept_span;
     r->spanning = n_span;
     if (n_span) {
         qsort(span, n_span, sizeof *span, cmp_double);
