@@ -23,17 +23,19 @@ size_t sg_sketch(const uint8_t *codes, uint32_t len, int k, int w, int hpc, sg_m
     return n;
 }
 
-/* CLR: minimap2's -x ava-pb sketch. ONT: uncompressed 17-mers (minimap2's
- * ava-ont takes 15-mers; here they joined unique reads to arrays, and
- * 17-mers found the arrays of pbsim's reads at 92% as CLR's sketch does,
- * in the same time: bench/presets.sh). HiFi: errors are few, homopolymers
- * need no compression, and windows of 10 halve the index and the hits. The
- * identities are the own estimate's (minimizers shared in a chain's span,
- * as minimap2's dv); pbsim's CCS reads (98%) find 97% of their implied
- * overlaps at 0.95, all at 0.9. Short reads take the de Bruijn graph. */
+/* CLR: minimap2's -x ava-pb sketch. ONT: homopolymer-compressed 17-mers in
+ * windows of 8 (minimap2's ava-ont takes uncompressed 15-mers; on pbsim's
+ * reads of 88 to 95% those joined unique reads to arrays and missed 15% of
+ * the implied overlaps, where these found CLR's arrays and overlaps in
+ * two thirds of its time: bench/overlap_presets.sh). HiFi: errors are few,
+ * homopolymers need no compression, and windows of 10 halve the index and
+ * the hits. The identities are the own estimate's (minimizers shared in a
+ * chain's span, as minimap2's dv); pbsim's CCS reads (98%) find 97% of
+ * their implied overlaps at 0.95, all at 0.9. Short reads take the de
+ * Bruijn graph. */
 static const sg_read_preset_t presets[] = {
     {"hifi", "overlap", 19, 10, 0, 0.9, 2000},
-    {"ont", "overlap", 17, 5, 0, 0.8, 2000},
+    {"ont", "overlap", 17, 8, 1, 0.8, 2000},
     {"clr", "overlap", SG_OVL_K, SG_OVL_W, 1, 0.8, 2000},
     {"sr", "dbg", 0, 0, 0, 0, 0},
 };

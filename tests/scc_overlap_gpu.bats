@@ -72,7 +72,7 @@ assert 0 < c['hits'] < m['hits'], (c, m)
 PY
 }
 
-@test "overlap gpu: the presets' sketches (-x ont: 17-mers uncompressed; -x hifi: windows of 10) give the cpu's files and overlaps" {
+@test "overlap gpu: the presets' sketches (-x ont: 17-mers in windows of 8; -x hifi: uncompressed, windows of 10) give the cpu's files and overlaps" {
     sim
     for x in ont hifi; do
         seqgpu scc -q -x $x -b cpu -t 2 -p "$T/cpu.$x" --write-overlaps "$T/cpu.$x.paf" "$S/pb_0001.fastq"
