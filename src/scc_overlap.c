@@ -932,6 +932,48 @@ static void fold_flank_reads(const sg_graph_t *g, uint32_t *comp, uint32_t n_com
     free(multi);
 }
 
+/* An array whose cycles the overlaps leave open in places (a short
+ * period's reads in HiFi, paired by the repeats' rules mostly with reads of
+ * their own place) is two or more components one after the other, linked
+ * by dovetails one way. Two repeats linked by a dovetail whose periods
+ * agree within 3%, and their units too up to MERGE_UNIT bases (a long
+ * unit's consensus differs by a few bases between two sets of reads), are
+ * one: their components are merged (and their twins). @return how many
+ * merges */
+#define MERGE_UNIT 100
+static uint32_t uf_find(uint32_t *up, uint32_t x)
+{
+    while (up[x] != x) x = up[x] = up[up[x]];
+    return x;
+}
+
+static int same_array(const sg_repeat_t *a, const sg_repeat_t *b)
+{
+    if (!a->period || !b->period) return 0;
+    uint64_t lo = a->period < b->period ? a->period : b->period, hi = a->period ^ b->period ^ lo;
+    if ((hi - lo) * 100 > 3 * hi) return 0;
+    return hi > MERGE_UNIT || !strcmp(a->unit, b->unit);
+}
+
+static uint32_t merge_open_arrays(const sg_graph_t *g, uint32_t *comp, uint32_t n_comp, const sg_repeats_t *rp)
+{
+    uint32_t *up = sg_malloc(((size_t)n_comp + 1) * sizeof *up), merged = 0;
+    for (uint32_t c = 0; c < n_comp; c++) up[c] = c;
+    for (uint32_t u = 0; u < g->n_vert; u++)
+        for (uint64_t j = g->off[u]; j < g->off[u + 1]; j++) {
+            uint32_t v = g->adj[j], a = rp->node_repeat[u >> 1], b = rp->node_repeat[v >> 1];
+            if (!a || !b || a == b || !same_array(&rp->r[a - 1], &rp->r[b - 1])) continue;
+            uint32_t x = uf_find(up, comp[u]), y = uf_find(up, comp[v]);
+            if (x != y) up[x > y ? x : y] = x < y ? x : y, merged++;
+            x = uf_find(up, comp[sg_vert_flip(u)]), y = uf_find(up, comp[sg_vert_flip(v)]);
+            if (x != y) up[x > y ? x : y] = x < y ? x : y;
+        }
+    if (merged)
+        for (uint32_t v = 0; v < g->n_vert; v++) comp[v] = uf_find(up, comp[v]);
+    free(up);
+    return merged;
+}
+
 static int ovl_repeats(sg_graph_builder_t *b, sg_graph_t *g, uint32_t *comp, uint32_t n_comp, sg_repeats_t *out)
 {
     ovl_t *d = b->priv;
@@ -955,6 +997,10 @@ static int ovl_repeats(sg_graph_builder_t *b, sg_graph_t *g, uint32_t *comp, uin
     x.seen = sg_calloc((size_t)n + 1, 1);
     x.cand = sg_malloc(((size_t)n + 1) * sizeof *x.cand);
     sg_repeats_find_by(g, comp, n_comp, describe_reads, &x, out);
+    if (merge_open_arrays(g, comp, n_comp, out)) { /* described again, as one */
+        sg_repeats_free(out);
+        sg_repeats_find_by(g, comp, n_comp, describe_reads, &x, out);
+    }
     out->loci = 1;
     d->repeats = out; /* for --stats, written before the repeats are freed */
     free(x.kids_off);

@@ -134,30 +134,35 @@ static int multiple(uint32_t a, uint32_t b)
     return m >= 1 && (uint64_t)off * 100 <= 6ull * b + 200;
 }
 
-/* Where a distance x counts as a multiple of period p: within pct% of x,
- * or the drift of a read's insertions and deletions between two copies (a
- * random walk: sqrt(x / 8) at 12% of them), and under a quarter period (so
- * that the windows of p's multiples never overlap, and a short period is
- * not credited with every distance). The spectrum counts within 2%: its
- * peaks are the reads' own distances. A read's stretches are looked for
- * within 6%: a read's net insertions stretch its distances (by 4.5% in
- * pbsim's CLR reads of 85%), and the period they are looked for at may be
- * the consensus's, in the genome's bases. */
-#define SPECTRUM_PCT 2
-#define STRETCH_PCT 6
-static inline uint32_t tol_of(uint32_t x, uint32_t p, uint32_t pct)
+/* Where a distance x counts as a multiple of period p: within a share of
+ * x, or of the drift of a read's insertions and deletions between two
+ * copies (a random walk: sqrt(x / 8) is its standard deviation at 12.5% of
+ * them), and under a quarter period (so that the windows of p's multiples
+ * never overlap, and a short period is not credited with every distance).
+ * The spectrum counts within 2% or a deviation: its peaks are the reads'
+ * own distances. A read's stretches are looked for within 6% or two
+ * deviations: a read's net insertions stretch its distances (by 4.5% in
+ * pbsim's CLR reads of 85%) and spread them, and the period they are
+ * looked for at may be the consensus's, in the genome's bases. */
+typedef struct {
+    uint32_t pct;  /* of the distance */
+    double spread; /* deviations of the drift */
+} tol_t;
+static const tol_t SPECTRUM_TOL = {2, 1}, STRETCH_TOL = {6, 2};
+
+static inline uint32_t tol_of(uint32_t x, uint32_t p, tol_t tl)
 {
-    uint32_t t = x * pct / 100, w = (uint32_t)sqrt(x / 8.0);
+    uint32_t t = x * tl.pct / 100, w = (uint32_t)(tl.spread * sqrt(x / 8.0));
     if (t < w) t = w;
     if (t < 1) t = 1;
     return t < p / 4 ? t : p / 4;
 }
 
-/* The multiple of p nearest x, or 0 when x is not within tol_of(x, p, pct) of one. */
-static inline uint32_t multiple_of(uint32_t x, uint32_t p, uint32_t pct)
+/* The multiple of p nearest x, or 0 when x is not within tol_of(x, p, tl) of one. */
+static inline uint32_t multiple_of(uint32_t x, uint32_t p, tol_t tl)
 {
     uint32_t m = (x + p / 2) / p, off = x > m * p ? x - m * p : m * p - x;
-    return m >= 1 && off <= tol_of(x, p, pct) ? m : 0;
+    return m >= 1 && off <= tol_of(x, p, tl) ? m : 0;
 }
 
 typedef struct {
@@ -187,7 +192,7 @@ static uint32_t spectrum_peaks(const uint64_t *hist, cand_t **out)
         if (!h || h < MIN_PEAK_SHARE * hmax || h <= left || h < window(pre, d + 1)) continue;
         uint64_t f = 0;
         for (uint32_t x = d; x <= SG_PERIOD_MAX; x += d) {
-            uint32_t t = tol_of(x, d, SPECTRUM_PCT), hi = x + t > SG_PERIOD_MAX ? SG_PERIOD_MAX : x + t;
+            uint32_t t = tol_of(x, d, SPECTRUM_TOL), hi = x + t > SG_PERIOD_MAX ? SG_PERIOD_MAX : x + t;
             f += pre[hi] - pre[x - t - 1];
         }
         if (n == m) c = sg_realloc(c, (m = m ? 2 * m : 64) * sizeof *c);
@@ -202,7 +207,7 @@ static uint32_t spectrum_peaks(const uint64_t *hist, cand_t **out)
 /* ---- where reads repeat themselves one period on ---- */
 
 /* A stretch: k-mers whose previous places lie one, two or three periods
- * back (within STRETCH_PCT), none further than max(a period, 50) bases from the
+ * back (within STRETCH_TOL), none further than max(a period, 50) bases from the
  * next, over two periods or more, STRETCH_MIN_PAIRS of them or more and
  * one per STRETCH_BASES_PER_PAIR bases. A read inside an array is one such
  * stretch end to end, at any accuracy the overlapper takes (a read of 85%
@@ -224,7 +229,7 @@ static void mark_pair(void *arg, uint32_t x, uint32_t i, uint32_t d)
 {
     (void)x;
     marks_t *mk = arg;
-    uint32_t m = multiple_of(d, mk->p, STRETCH_PCT);
+    uint32_t m = multiple_of(d, mk->p, STRETCH_TOL);
     if (!m || m > STRETCH_MULTIPLES) return;
     mk->at[i + 1 - SG_PERIOD_K - d] = mk->at[i + 1 - SG_PERIOD_K] = 1;
 }
@@ -460,7 +465,7 @@ void sg_period_find(const char *const *seqs, const uint32_t *lens, uint32_t n, s
     if (p) {
         uint64_t explained = 0;
         for (uint32_t x = 1; x <= SG_PERIOD_MAX; x++)
-            if (multiple_of(x, p, SPECTRUM_PCT)) explained += hist[x];
+            if (multiple_of(x, p, SPECTRUM_TOL)) explained += hist[x];
         out->support = (double)explained / pairs;
     }
     free(hist);
