@@ -69,8 +69,14 @@ sim() {
 
 @test "overlap: every array longer than 1.5 reads is found once, its period within 3%; none from unique sequence" {
     sim
-    run seqgpu scc -g overlap -t 2 -p "$T/o" --stats "$T/s.json" "$S/pb_0001.fastq"
+    run seqgpu scc --progress=0.1 -g overlap -t 2 -p "$T/o" --stats "$T/s.json" "$S/pb_0001.fastq"
     assert_success
+    # reads the overlapper takes draw no noisy-reads warning, and find nearly every overlap implied
+    refute_output --partial "warning"
+    python3 -c "import json; s = json.load(open('$T/s.json')); assert s['implied_overlaps_found'] >= 0.98 * s['implied_overlaps'] > 1000, s" ||
+        fail "$(cat "$T/s.json")"
+    # progress lines with the share done and the time left in the index and overlap stages
+    assert_output --regexp '\[seqgpu scc\] (indexing the minimizers|overlapping): [0-9.]+ [kMG]?b of [0-9.]+ Mb \([0-9]+%\), [0-9.]+ [kMG]?b/s, ETA '
     run python3 "$ROOT/tests/reference.py" satcheck --maf "$S/pb_0001.maf" --arrays "$S/sat.arrays.tsv" "$T/o"
     assert_success
     assert_line ok
@@ -455,15 +461,6 @@ PY
         fail "$(cat "$T/s.json")"
 }
 
-@test "overlap: reads the overlapper takes draw no such warning, and find nearly every overlap implied" {
-    sim
-    run seqgpu scc -g overlap -t 2 -p "$T/o" --stats "$T/s.json" "$S/pb_0001.fastq"
-    assert_success
-    refute_output --partial "warning"
-    python3 -c "import json; s = json.load(open('$T/s.json')); assert s['implied_overlaps_found'] >= 0.98 * s['implied_overlaps'] > 1000, s" ||
-        fail "$(cat "$T/s.json")"
-}
-
 @test "overlap: -x clr, ont and hifi on pbsim reads of their kind: every array longer than 1.5 reads, its period within 3%, its length within a quarter" {
     sim
     # ONT: pbsim's CLR model at 92%, deletions the most; HiFi: pbsim's CCS model (98%), reads of 12 kb
@@ -515,11 +512,4 @@ PY
     run seqgpu scc -x pacbio "$T/clr_0001.fastq"
     assert_failure 1
     assert_output --partial "invalid preset 'pacbio' (hifi, ont, clr or sr)"
-}
-
-@test "overlap: progress lines with the share done and the time left in the index and overlap stages" {
-    sim
-    run seqgpu scc -q --progress=0.1 -g overlap -t 2 -p "$T/o" "$S/pb_0001.fastq"
-    assert_success
-    assert_output --regexp '\[seqgpu scc\] (indexing the minimizers|overlapping): [0-9.]+ [kMG]?b of [0-9.]+ Mb \([0-9]+%\), [0-9.]+ [kMG]?b/s, ETA '
 }
