@@ -278,7 +278,7 @@ static double read_coverage(ovl_t *d, const uint8_t *kind, const uint8_t *in_arr
     uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++)
         if (sg_readset_stored(d->rs, i) && !in_array[i]) sum[m++] = depth_of(d, i, sum[i], lost);
-    double cov = m >= MIN_UNIQUE_READS ? median(sum, m) : 0;
+    double cov = m >= MIN_UNIQUE_READS ? median(sum, m) : 0; /* 0: they overlap too little to tell */
     d->coverage_from = m >= MIN_UNIQUE_READS ? "unique reads" : "none";
     if (!cov && n_ap) {
         float *v = sg_malloc(n_ap * sizeof *v);
@@ -299,8 +299,11 @@ static double read_coverage(ovl_t *d, const uint8_t *kind, const uint8_t *in_arr
     }
     free(ap);
     free(sum);
-    d->coverage_unknown = cov <= 0 && n_stored;
-    return cov > 0 || !n_stored ? cov : 1;
+    /* with arrays to count, never 0 */
+    int arrays = 0;
+    for (uint32_t i = 0; i < n && !arrays; i++) arrays = in_array[i];
+    d->coverage_unknown = cov <= 0 && arrays;
+    return d->coverage_unknown ? 1 : cov;
 }
 
 /* ---- how many of the overlaps there are were found ----
@@ -740,10 +743,10 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
                 100 * recall, (unsigned long long)d->implied_found, (unsigned long long)d->implied,
                 d->o.overlaps ? "the overlapper of --overlaps" : "the own overlapper", b->coverage);
     if (d->coverage_unknown)
-        sg_warn("every read lies in a tandem array whose copies the reads cannot tell apart (no %u reads of unique "
-                "sequence, no pairs of reads that overlap closer than the array's copies do): the read coverage is "
-                "unknown and taken as 1, so the arrays' lengths and copies are upper bounds (the reads' bases); give "
-                "reads of the flanks too, or more accurate reads", MIN_UNIQUE_READS);
+        sg_warn("the read coverage cannot be told from these reads (fewer than %u reads outside the tandem arrays "
+                "that overlap others, and the arrays' copies as alike as the reads are accurate): it is taken as 1, so "
+                "the arrays' lengths and copies are upper bounds (the reads' bases); give reads of the flanks too, or "
+                "more accurate reads", MIN_UNIQUE_READS);
     sg_info("%llu reads contained, %llu overlap themselves, %llu on cycles none of which closes within %u bases "
             "(interspersed repeats) left out; read coverage %.1f (from %s)",
             (unsigned long long)d->contained, (unsigned long long)d->self_reads,
