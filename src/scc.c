@@ -417,6 +417,7 @@ static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, con
         fputs(",\n", fp);
     }
     fprintf(fp, "  \"threads\": %d,\n", o->threads);
+    if (o->preset) fprintf(fp, "  \"preset\": \"%s\",\n", o->preset->name);
     if (run->builder) run->builder->stats(run->builder, fp);
     if (run->solver->stats) {
         fprintf(fp, "  \"scc_%s\": {", run->solver->name);

@@ -315,8 +315,8 @@ static double read_coverage(ovl_t *d, const uint8_t *kind, const uint8_t *in_arr
  * identity well inside its range find nearly all (0.97 and more at 85 to
  * 99%); reads below it find few, and the coverage, the cycles and the
  * arrays go with them. Up to RECALL_READS reads, spread over the input,
- * are the thirds, with RECALL_PAIRS pairs each; reads that overlap
- * themselves (arrays) take no part. */
+ * are the thirds, with RECALL_PAIRS pairs each; the reads inside arrays
+ * (which overlap every other at some offset) take no part. */
 #define RECALL_READS 4096
 #define RECALL_PAIRS 32
 #define RECALL_MARGIN 2000
@@ -400,9 +400,9 @@ static void implied_overlaps(const ovl_t *d, const uint8_t *kind, const uint8_t 
  * cycles close within about a read's length: their displacement (the bases
  * added by each read along the cycle, its length less the overlap) is a
  * multiple of the period that one read spans. So a read takes part in the
- * repeats only when a cycle through it closes within CYCLE_LIMIT: the
- * length that 1% of the reads reach or pass, or its own length (a read that
- * overlaps itself witnesses its period); the dovetails of the other reads
+ * repeats only when a cycle through it closes within the length that
+ * CYCLE_READ_SHARE of the reads reach or pass, or its own length (a read
+ * that overlaps itself witnesses its period); the dovetails of the other reads
  * are left out of the graph, and the SCCs are the arrays. A search that
  * settles CYCLE_SEARCH_MAX reads without closing a short cycle finds
  * none: unique sequence holds a few tens of reads within a read length, a

@@ -484,7 +484,7 @@ reps = [l.split('\t') for l in open(sys.argv[2]).read().split('\n')[1:] if l]
 s, x = json.load(open(sys.argv[3])), sys.argv[4]
 k, w, hpc = {'clr': (19, 5, True), 'ont': (17, 8, True), 'hifi': (19, 10, False)}[x]
 assert (s['minimizers']['k'], s['minimizers']['w'], s['minimizers']['hpc']) == (k, w, hpc), s['minimizers']
-assert s['min_identity'] == (0.9 if x == 'hifi' else 0.8), s['min_identity']
+assert s['min_identity'] == (0.9 if x == 'hifi' else 0.8) and s['preset'] == x, (s['min_identity'], s['preset'])
 for a in arrays:
     p, length = int(a[2]), int(a[1]) - int(a[0])
     if length < 15000:
