@@ -28,6 +28,7 @@
 #include "progress.h"
 #include "scc_counts.h"
 #include "scc_coverage.h"
+#include "scc_minimizer.h"
 #include "scc_pictures.h"
 #include "scc_readset.h"
 #include "scc_repeats.h"
@@ -45,6 +46,8 @@ static void usage(FILE *fp)
 "With no input named, standard input is read (unless it is a terminal).\n"
 "\n"
 "Options:\n"
+"  -x, --preset STR     the reads: hifi | ont | clr (-g overlap, its sketch and\n"
+"                       --min-identity, as minimap2's ava presets) | sr (-g dbg)\n"
 "  -g, --graph STR      dbg | overlap                          [dbg]\n"
 "  -k INT               dbg: k-mer size, odd, 11 to 63         [31]\n"
 "      --min-copies F   dbg: keep k-mers seen >= F x the estimated k-mer coverage [3]\n"
@@ -53,7 +56,7 @@ static void usage(FILE *fp)
 "                       ava-ont), plain or gzip, instead of the own overlapper;\n"
 "                       implies -g overlap\n"
 "      --min-overlap INT  overlap: shortest dovetail overlap kept, bases [2000]\n"
-"      --min-identity F   overlap: lowest estimated identity kept      [0.8]\n"
+"      --min-identity F   overlap: lowest estimated identity kept [0.8; -x hifi 0.9]\n"
 "      --write-overlaps F overlap: also write as PAF every overlap found (or read)\n"
 "                       of identity >= --min-identity, short and internal ones too\n"
 "      --edges FILE     take a directed graph as two integer columns instead\n"
@@ -95,7 +98,9 @@ static void usage(FILE *fp)
 "  PREFIX.repeats.tsv     id, kind (tandem | complex), unitigs, kmers, period (bases),\n"
 "                         mean_count, copies, unit (least rotation, either strand);\n"
 "                         overlap: unitigs = reads, kmers = their bases, mean_count =\n"
-"                         the read coverage, copies = bases / coverage / period\n"
+"                         the read coverage, copies = length / period; then length,\n"
+"                         length_min, length_max (over the reads spanning the array,\n"
+"                         * when none does) and spanning_reads\n"
 "  PREFIX.gfa             GFA 1.0 of the repeat components (LB/CL tags per component;\n"
 "                         overlap: reads with LN and RC tags, dovetails as links)\n"
 "  PREFIX.units.fa        one repeat unit per component\n"
@@ -113,7 +118,7 @@ static void usage(FILE *fp)
 "\n"
 "Examples:\n"
 "  seqgpu scc -k 31 -p sample reads_1.fq.gz reads_2.fq.gz\n"
-"  seqgpu scc -g overlap -p sample pacbio.fq.gz\n"
+"  seqgpu scc -x hifi -p sample hifi.fq.gz\n"
 "\n"
 SG_EXIT_STATUS_TEXT);
 }
@@ -123,6 +128,7 @@ typedef struct {
     int n_inputs;
     const char *prefix, *edges, *write_graph, *stats, *backend;
     const char *graph, *overlaps, *write_overlaps; /* -g; overlap's inputs and outputs */
+    const sg_read_preset_t *preset;                /* -x, or NULL */
     FILE *overlaps_out;                            /* --write-overlaps, once open */
     const char *counts_out, *tmp_dir; /* --counts-out, --tmp-dir */
     long part, n_parts;               /* --part */
@@ -245,6 +251,8 @@ static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
                           .inputs = o->inputs, .n_inputs = o->n_inputs, .expect = bases_expected(o),
                           .k_given = o->k_given, .min_overlap = (uint32_t)o->min_overlap,
                           .min_identity = o->min_identity, .overlaps = o->overlaps, .overlaps_out = o->overlaps_out,
+                          .sketch_k = o->preset ? o->preset->k : 0, .sketch_w = o->preset ? o->preset->w : 0,
+                          .sketch_hpc = o->preset ? o->preset->hpc : 0,
                           .fallback = !strcmp(o->backend, "auto")};
     if (!go.tmp_dir) { /* beside the outputs, which need room too; not /tmp, which may be memory */
         const char *slash = strrchr(o->prefix, '/');
@@ -457,6 +465,7 @@ static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, con
     }
     fprintf(fp, "  \"threads\": %d,\n", o->threads);
     sg_read_stats_json(fp);
+    if (o->preset) fprintf(fp, "  \"preset\": \"%s\",\n", o->preset->name);
     if (run->builder) run->builder->stats(run->builder, fp);
     if (run->solver->stats) {
         fprintf(fp, "  \"scc_%s\": {", run->solver->name);
@@ -500,12 +509,13 @@ int main_scc(int argc, char **argv)
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY}, {"tmp-dir", required_argument, NULL, OPT_TMP_DIR},
         {"part", required_argument, NULL, OPT_PART},             {"counts-out", required_argument, NULL, OPT_COUNTS_OUT},
         {"counts", no_argument, NULL, OPT_COUNTS},               {"version", no_argument, NULL, 'V'},
+        {"preset", required_argument, NULL, 'x'},
         {NULL, 0, NULL, 0}};
     scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2,
                     .min_overlap = 2000, .min_identity = 0.8};
     const char *overlap_only = NULL; /* an option of -g overlap that was given */
     const char *dbg_only = NULL;     /* an option of -g dbg's k-mers that was given */
-    int prefix_given = 0, max_memory_given = 0, device_given = 0;
+    int prefix_given = 0, max_memory_given = 0, device_given = 0, min_overlap_given = 0, min_identity_given = 0;
     const char *max_memory_arg = NULL;
     long v;
     int c;
@@ -513,8 +523,12 @@ int main_scc(int argc, char **argv)
     sg_log_init("seqgpu scc", 0);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":k:c:p:t:b:g:qvVh", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, ":k:c:p:t:b:g:x:qvVh", lopts, NULL)) >= 0) {
         switch (c) {
+        case 'x':
+            if (!(o.preset = sg_read_preset(optarg)))
+                return usage_error("invalid preset '%s' (hifi, ont, clr or sr)", optarg);
+            break;
         case 'g':
             if (strcmp(optarg, "dbg") && strcmp(optarg, "overlap"))
                 return usage_error("invalid graph '%s' (dbg or overlap)", optarg);
@@ -530,6 +544,7 @@ int main_scc(int argc, char **argv)
                 return usage_error("invalid --min-overlap '%s' (bases, 1 or more)", optarg);
             o.min_overlap = v;
             overlap_only = "--min-overlap";
+            min_overlap_given = 1;
             break;
         case OPT_MIN_IDENTITY: {
             char *end;
@@ -537,6 +552,7 @@ int main_scc(int argc, char **argv)
             if (end == optarg || *end || !(o.min_identity >= 0) || o.min_identity > 1)
                 return usage_error("invalid --min-identity '%s' (0 to 1)", optarg);
             overlap_only = "--min-identity";
+            min_identity_given = 1;
             break;
         }
         case 'k':
@@ -618,6 +634,16 @@ int main_scc(int argc, char **argv)
         }
     }
     sg_log_init("seqgpu scc", o.quiet);
+    if (o.preset && o.graph && strcmp(o.graph, o.preset->graph)) {
+        char why[64];
+        snprintf(why, sizeof why, "-x %s is a preset of -g %s", o.preset->name, o.preset->graph);
+        return usage_error("%s", why);
+    }
+    if (o.preset) {
+        o.graph = o.preset->graph;
+        if (!min_overlap_given && o.preset->min_overlap) o.min_overlap = o.preset->min_overlap;
+        if (!min_identity_given && o.preset->min_identity > 0) o.min_identity = o.preset->min_identity;
+    }
     if (!o.graph) o.graph = o.overlaps ? "overlap" : "dbg";
     if (overlap_only && strcmp(o.graph, "overlap")) {
         if (overlap_only == o.overlaps) overlap_only = "--overlaps";

@@ -104,8 +104,9 @@ struct sg_graph_builder {
     int (*build)(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g);
     /** Optional: the repeats of the graph it built, given its SCCs, in place
      * of sg_repeats_find() (the overlap graph's come from its reads, whose
-     * bases it gives to the repeats' segments of g here). */
-    int (*repeats)(sg_graph_builder_t *b, sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, sg_repeats_t *out);
+     * bases it gives to the repeats' segments of g here). It may merge
+     * components in comp (the pictures then draw the merged ones). */
+    int (*repeats)(sg_graph_builder_t *b, sg_graph_t *g, uint32_t *comp, uint32_t n_comp, sg_repeats_t *out);
     /** JSON members for --stats (each line "  \"key\": value,\n"), after build. */
     void (*stats)(const sg_graph_builder_t *b, FILE *fp);
     /** Optional (NULL: the pictures show the graph's depths): after build,
@@ -129,6 +130,7 @@ typedef struct {
     const sg_devices_t *devices;
     uint32_t min_overlap;  /* overlap: the shortest dovetail or containment kept, bases (shorter reads are skipped) */
     double min_identity;   /* overlap: the lowest estimated identity kept */
+    int sketch_k, sketch_w, sketch_hpc; /* overlap: the own overlapper's minimizers (k 0: minimap2's ava-pb ones) */
     const char *overlaps;  /* overlap: a PAF file to take the overlaps from, or NULL for the own overlapper */
     FILE *overlaps_out;    /* overlap: where the kept overlaps are written as PAF, or NULL */
     int fallback;          /* auto: a device that fails after the reads are in hands its work to the cpu */
