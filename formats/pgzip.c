@@ -11,7 +11,8 @@
  * candidate is tried.
  *
  * The reader's thread takes the chunks in order. Chunk k is accepted when
- * it starts where chunk k-1 ended; then the window at its start is known,
+ * it starts where chunk k-1 ended, as the stream does there (at a member's
+ * header, or between two blocks); then the window at its start is known,
  * and a worker resolves its markers and computes the CRC32 of its bytes.
  * So what is delivered is exactly the stream decoded from the file's
  * start, whatever the speculation did. A chunk whose start is not where
@@ -270,6 +271,7 @@ typedef struct {
     int dropped; /* no longer wanted: a worker that takes it does nothing */
     int ok, lost;
     uint64_t start, end;
+    int at_member; /* it starts at a member's header (else between two blocks) */
     int end_kind;
     uint16_t *sym; /* the symbols before its window was known; resolved in place (out.head) once it is */
     size_t n_sym, sym_cap;
@@ -385,7 +387,8 @@ static int decode_from(job_t *j, uint64_t c)
     size_t after;
     int r;
     t->n_sym = 0;
-    if (!(c & 7) && sg_dfl_gzip_header(g->d + c / 8, g->n - c / 8) > 0) {
+    t->at_member = !(c & 7) && sg_dfl_gzip_header(g->d + c / 8, g->n - c / 8) > 0;
+    if (t->at_member) {
         if ((r = member_body(g, (size_t)(c / 8), &pos)) < 0) return r;
         kw_start(j->kw, g->d, pos, NULL, 0);
     } else {
@@ -679,6 +682,14 @@ static int check_piece(sg_pgz_t *g, const piece_t *p)
     return 0;
 }
 
+/* Whether chunk t goes on from where the stream is, at bit pos: it
+ * starts there, and as the stream does there (at a member's header, or
+ * between two blocks). */
+static int continues(const task_t *t, uint64_t pos, int at_member)
+{
+    return t->ok && t->start == pos && t->at_member == at_member;
+}
+
 /* Start decoding in order at g->pos (chunk g->k_valid could not be taken):
  * a later chunk may start right there (the chunks between found no start). */
 static void serial_begin(sg_pgz_t *g)
@@ -740,7 +751,8 @@ static int serial_piece_run(void *arg)
             pthread_mutex_unlock(&g->mu);
             t = g->task[g->s_next];
             wait_state(g, t, T_DECODED);
-            if (t->ok && (t->start > g->s_fed || (t->start == g->s_fed && g->s_between))) break;
+            if (t->ok && t->start > g->s_fed) break;
+            if (g->s_between && continues(t, g->s_fed, g->s_header)) break;
             drop_tasks(g, g->s_next, g->s_next + 1);
             g->s_next++;
             t = NULL;
@@ -807,7 +819,7 @@ static int take_chunks(sg_pgz_t *g)
         while (t->state < T_DECODED) pthread_cond_wait(&g->done, &g->mu);
         pthread_mutex_unlock(&g->mu);
         if (t->lost) return fail(g, SG_MAP_LOST);
-        if (!t->ok || t->start != g->pos) {
+        if (!continues(t, g->pos, g->at_member)) {
             if (!first) return 0; /* after the chunks taken */
             drop_tasks(g, g->k_valid, g->k_valid + 1);
             g->s_next = ++g->k_valid;

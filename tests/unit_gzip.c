@@ -393,6 +393,59 @@ static void test_members(void)
     free(dna);
 }
 
+/* A member of the deflate bits bits[0..n) (after a header when header),
+ * with the trailer of data[0..len): a test makes either lie. */
+static void member_of(buf_t *gz, const dw_t *bits, int header, const uint8_t *data, size_t len)
+{
+    static const uint8_t hdr[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
+    uint8_t trailer[8];
+    uLong crc = crc32(0, data, (uInt)len);
+    for (int i = 0; i < 4; i++) trailer[i] = (uint8_t)(crc >> (8 * i)), trailer[4 + i] = (uint8_t)(len >> (8 * i));
+    gz->p = realloc(gz->p, gz->n + 10 + bits->len + 8);
+    if (header) memcpy(gz->p + gz->n, hdr, 10), gz->n += 10;
+    memcpy(gz->p + gz->n, bits->buf, bits->len), gz->n += bits->len;
+    memcpy(gz->p + gz->n, trailer, 8), gz->n += 8;
+}
+
+static void test_member_seams(void)
+{
+    /* Streams zlib rejects that a chunk seam at the right place made look
+     * whole: each chunk decodes, and starts where the one before ends, but
+     * not as the stream does there. */
+    size_t n = 400000;
+    uint8_t *dna = malloc(n);
+    fill_dna(dna, n);
+    dw_t w1 = {0}, w2 = {0};
+    dw_zlib(&w1, dna, n / 4, 6, Z_DEFAULT_STRATEGY); /* ends between two blocks, at a byte */
+    dw_zlib(&w2, dna + n / 4, n - n / 4, 6, Z_DEFAULT_STRATEGY);
+    dw_finish(&w2);
+    buf_t gz = {0};
+    /* a whole member, then deflate blocks and a trailer without a header */
+    dw_t whole = {0};
+    dw_zlib(&whole, dna, n / 4, 6, Z_DEFAULT_STRATEGY);
+    dw_finish(&whole);
+    member_of(&gz, &whole, 1, whole.data, whole.n_data);
+    size_t seam = gz.n;
+    member_of(&gz, &w2, 0, w2.data, w2.n_data);
+    same_as_zlib("a member, then blocks without a header", &gz, &seam, 1);
+    /* a member cut between two blocks, then a member whose trailer covers both */
+    gz.n = 0;
+    memcpy(gz.p = realloc(gz.p, 10 + w1.len), "\x1f\x8b\x08\0\0\0\0\0\0\x03", 10);
+    memcpy(gz.p + 10, w1.buf, w1.len);
+    gz.n = seam = 10 + w1.len;
+    uint8_t *both = malloc(n);
+    memcpy(both, w1.data, w1.n_data);
+    memcpy(both + w1.n_data, w2.data, w2.n_data);
+    member_of(&gz, &w2, 1, both, n);
+    same_as_zlib("a member cut between two blocks, then a member", &gz, &seam, 1);
+    free(both);
+    free(gz.p);
+    dw_free(&w1);
+    dw_free(&w2);
+    dw_free(&whole);
+    free(dna);
+}
+
 static void test_damage(void)
 {
     size_t n = 120000;
@@ -455,6 +508,7 @@ int main(void)
     RUN(test_streams);
     RUN(test_mixed_blocks);
     RUN(test_members);
+    RUN(test_member_seams);
     RUN(test_damage);
     return UNIT_SUMMARY();
 }
