@@ -438,11 +438,26 @@ static void test_member_seams(void)
     memcpy(both + w1.n_data, w2.data, w2.n_data);
     member_of(&gz, &w2, 1, both, n);
     same_as_zlib("a member cut between two blocks, then a member", &gz, &seam, 1);
+    /* a member whose second block reaches before the member's start */
+    gz.n = 0;
+    member_of(&gz, &whole, 1, whole.data, whole.n_data);
+    dw_t far = {0};
+    dw_data(&far, whole.data + whole.n_data - 32768, 32768); /* what the match copies: the writer's data only */
+    dw_stored(&far, dna, 100, 0);
+    seam = gz.n + 10 + far.len;
+    dw_fixed_begin(&far, 0);
+    dw_match(&far, 200, 1000);
+    dw_fixed_end(&far);
+    dw_zlib(&far, dna + n / 4, n - n / 4, 6, Z_DEFAULT_STRATEGY);
+    dw_finish(&far);
+    member_of(&gz, &far, 1, far.data + 32768, far.n_data - 32768);
+    same_as_zlib("a distance past its member's start", &gz, &seam, 1);
     free(both);
     free(gz.p);
     dw_free(&w1);
     dw_free(&w2);
     dw_free(&whole);
+    dw_free(&far);
     free(dna);
 }
 
