@@ -194,10 +194,14 @@ static int kw_between(const struct inflate_state *s, int bits)
            s->read_in_length == bits && s->avail_in == 0 && s->avail_out > 0;
 }
 
-/* Room in p for ISA-L's output, up to limit (and a little past it). */
+/* Room in p for ISA-L's output, up to limit (and a little past it), but no
+ * more than p holds already (1 MiB at first): p's memory, address space
+ * included (ulimit -v), grows with what it holds, not with its limit. */
 static void kw_out(kw_t *k, piece_t *p, size_t limit)
 {
     size_t want = limit > p->len + (1u << 16) ? limit - p->len : 1u << 16;
+    size_t step = p->len > (1u << 20) ? p->len : 1u << 20;
+    if (want > step) want = step;
     if (want > (1u << 30)) want = 1u << 30;
     piece_room(p, want);
     k->st.next_out = p->buf + p->len;

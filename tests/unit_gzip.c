@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -461,6 +464,67 @@ static void test_member_seams(void)
     free(dna);
 }
 
+/* This process's address space, in bytes. */
+static size_t vm_size(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    size_t kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmSize:", 7)) kb = strtoull(line + 7, NULL, 10);
+    if (f) fclose(f);
+    return kb << 10;
+}
+
+static void test_address_space(void)
+{
+    /* The reader's memory grows with what it holds, not with its limits
+     * (a chunk may make 32 chunks of output): a file that compresses
+     * little, read under a bound on the address space (ulimit -v, as
+     * clusters set it) of the mapping and a few chunks. */
+#ifndef __SANITIZE_ADDRESS__ /* its shadow memory takes terabytes of address space */
+    size_t n = 24u << 20, chunk = 1u << 20;
+    uint8_t *rnd = malloc(n);
+    for (size_t i = 0; i < n; i += 8) {
+        unsigned long long r = unit_rand();
+        memcpy(rnd + i, &r, 8);
+    }
+    uLong crc = crc32(0, rnd, (uInt)n);
+    buf_t gz;
+    gz_zlib(rnd, n, 1, Z_DEFAULT_STRATEGY, 0, Z_NO_FLUSH, &gz);
+    free(rnd);
+    int fd = memfd_create("unit_gzip", 0);
+    for (size_t at = 0; at < gz.n;) at += (size_t)write(fd, gz.p + at, gz.n - at);
+    free(gz.p);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        mallopt(M_ARENA_MAX, 1); /* no 64 MiB arena a thread */
+        char path[64], cs[32];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        snprintf(cs, sizeof cs, "%zu", chunk);
+        setenv("SEQGPU_GZIP_CHUNK", cs, 1);
+        static char buf[1 << 16];
+        /* the mapping and 96 MiB (a chunk's limit is 32 MiB: reserved for each chunk in flight, the limits pass it) */
+        struct rlimit rl = {vm_size() + n + (96u << 20), RLIM_INFINITY};
+        rl.rlim_max = rl.rlim_cur;
+        if (setrlimit(RLIMIT_AS, &rl) < 0) _exit(3);
+        sg_pgz_t *g = sg_pgz_open(path, 2);
+        if (!g) _exit(4);
+        ssize_t r;
+        size_t got = 0;
+        uLong c = crc32(0, NULL, 0);
+        while ((r = sg_pgz_read(g, buf, sizeof buf)) > 0) c = crc32(c, (const Bytef *)buf, (uInt)r), got += (size_t)r;
+        _exit(r == 0 && got == n && c == crc ? 0 : 5);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    close(fd);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "read under a bound on the address space: exit status %d",
+          WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+#endif
+}
+
 static void test_damage(void)
 {
     size_t n = 120000;
@@ -525,5 +589,6 @@ int main(void)
     RUN(test_members);
     RUN(test_member_seams);
     RUN(test_damage);
+    RUN(test_address_space);
     return UNIT_SUMMARY();
 }
