@@ -996,6 +996,7 @@ sg_pgz_t *sg_pgz_open(const char *path, int threads)
     g->chunk = chunk;
     g->cap = 32 * chunk;
     g->n_tasks = (n + chunk - 1) / chunk;
+    if ((size_t)threads > g->n_tasks) threads = (int)g->n_tasks; /* no thread without a chunk */
     g->n_threads = threads;
     g->depth = (size_t)threads + 2;
     g->task = sg_calloc(g->n_tasks, sizeof *g->task);

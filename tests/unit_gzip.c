@@ -392,6 +392,19 @@ static void test_members(void)
         at += m;
     }
     same_as_zlib("many members", &all, chunks_all, N_CHUNKS);
+    /* more threads than chunks: a thread a chunk (-t 512 on a small file) */
+    int fd = memfd_create("unit_gzip", 0);
+    for (size_t at = 0; at < all.n;) at += (size_t)write(fd, all.p + at, all.n - at);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    setenv("SEQGPU_GZIP_CHUNK", "30011", 1);
+    sg_pgz_t *g = sg_pgz_open(path, 512);
+    unsetenv("SEQGPU_GZIP_CHUNK");
+    close(fd);
+    sg_pgz_stats_t st;
+    sg_pgz_stats(g, &st);
+    CHECK(st.threads == (int)((all.n + 30010) / 30011), "%d threads for %zu chunks", st.threads, (all.n + 30010) / 30011);
+    sg_pgz_close(g);
     free(all.p);
     free(dna);
 }
