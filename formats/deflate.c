@@ -434,6 +434,7 @@ struct sg_dfl {
     int known;        /* nothing before base: a distance past it is an error */
     size_t checked;   /* symbols looked at for markers (sg_dfl_clean) */
     size_t dirty_end; /* ... and where the last marker among them ends (0: the unknown window before the start) */
+    size_t reach;     /* how far before the start the markers reach */
     uint32_t lt[LSIZE], dt[DSIZE];
 };
 
@@ -444,7 +445,7 @@ sg_dfl_t *sg_dfl_new(const uint8_t *d, size_t n, uint64_t pos, int known, uint16
     br_init(&z->b, d, n, pos);
     z->cap = buf && cap >= (1 << 16) ? cap : 1 << 16;
     z->out = buf && cap >= (1 << 16) ? buf : sg_realloc(buf, z->cap * sizeof *z->out);
-    z->len = z->base = z->checked = z->dirty_end = 0;
+    z->len = z->base = z->checked = z->dirty_end = z->reach = 0;
     z->known = known;
     return z;
 }
@@ -457,6 +458,8 @@ void sg_dfl_free(sg_dfl_t *z)
 }
 
 uint64_t sg_dfl_pos(const sg_dfl_t *z) { return br_pos(&z->b); }
+
+size_t sg_dfl_reach(const sg_dfl_t *z) { return z->reach; }
 
 void sg_dfl_member(sg_dfl_t *z, uint64_t byte)
 {
@@ -554,6 +557,7 @@ static int decode_huff(sg_dfl_t *z, const uint32_t *lt, const uint32_t *dt)
             }
             /* before the start: markers for the unknown window's bytes */
             size_t w = SG_DFL_WINDOW + at - dist, n = dist - at < length ? dist - at : length;
+            if (dist - at > z->reach) z->reach = dist - at;
             for (size_t i = 0; i < n; i++) *o++ = (uint16_t)(256 + w + i);
             length -= n;
             if (!length) continue;

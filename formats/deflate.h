@@ -76,6 +76,11 @@ uint64_t sg_dfl_pos(const sg_dfl_t *z);
  * before it is empty, and a distance reaching before it an error. */
 void sg_dfl_member(sg_dfl_t *z, uint64_t byte);
 
+/** How many bytes before the start its markers reach back (0: none). A
+ * member's bytes before the start must be at least as many: a distance
+ * past a member's start is an error (zlib's "too far back"). */
+size_t sg_dfl_reach(const sg_dfl_t *z);
+
 /** The symbols so far: *n of them. */
 const uint16_t *sg_dfl_out(const sg_dfl_t *z, size_t *n);
 /** Take the output (*n symbols, in a buffer of *cap, freed with free()):

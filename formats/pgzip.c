@@ -11,7 +11,9 @@
  * candidate is tried.
  *
  * The reader's thread takes the chunks in order. Chunk k is accepted when
- * it starts where chunk k-1 ended; then the window at its start is known,
+ * it starts where chunk k-1 ended, as the stream does there (at a member's
+ * header, or between two blocks), its markers reaching back no further
+ * than the member's start; then the window at its start is known,
  * and a worker resolves its markers and computes the CRC32 of its bytes.
  * So what is delivered is exactly the stream decoded from the file's
  * start, whatever the speculation did. A chunk whose start is not where
@@ -192,10 +194,14 @@ static int kw_between(const struct inflate_state *s, int bits)
            s->read_in_length == bits && s->avail_in == 0 && s->avail_out > 0;
 }
 
-/* Room in p for ISA-L's output, up to limit (and a little past it). */
+/* Room in p for ISA-L's output, up to limit (and a little past it), but no
+ * more than p holds already (1 MiB at first): p's memory, address space
+ * included (ulimit -v), grows with what it holds, not with its limit. */
 static void kw_out(kw_t *k, piece_t *p, size_t limit)
 {
     size_t want = limit > p->len + (1u << 16) ? limit - p->len : 1u << 16;
+    size_t step = p->len > (1u << 20) ? p->len : 1u << 20;
+    if (want > step) want = step;
     if (want > (1u << 30)) want = 1u << 30;
     piece_room(p, want);
     k->st.next_out = p->buf + p->len;
@@ -270,6 +276,8 @@ typedef struct {
     int dropped; /* no longer wanted: a worker that takes it does nothing */
     int ok, lost;
     uint64_t start, end;
+    int at_member; /* it starts at a member's header (else between two blocks) */
+    size_t reach;  /* how far before its start its markers reach (sg_dfl_reach) */
     int end_kind;
     uint16_t *sym; /* the symbols before its window was known; resolved in place (out.head) once it is */
     size_t n_sym, sym_cap;
@@ -294,6 +302,7 @@ struct sg_pgz {
     size_t k_valid, k_deliver; /* chunks accepted, and delivered */
     uint64_t pos;              /* where the accepted stream ends */
     int at_member;             /* ... at a member's header */
+    uint64_t member_bytes;     /* ... after how many bytes of its open member */
     int eof;                   /* the stream is complete */
     uint8_t window[W];         /* its last 32 KiB */
     uint32_t crc;              /* of the current member so far */
@@ -385,7 +394,9 @@ static int decode_from(job_t *j, uint64_t c)
     size_t after;
     int r;
     t->n_sym = 0;
-    if (!(c & 7) && sg_dfl_gzip_header(g->d + c / 8, g->n - c / 8) > 0) {
+    t->reach = 0;
+    t->at_member = !(c & 7) && sg_dfl_gzip_header(g->d + c / 8, g->n - c / 8) > 0;
+    if (t->at_member) {
         if ((r = member_body(g, (size_t)(c / 8), &pos)) < 0) return r;
         kw_start(j->kw, g->d, pos, NULL, 0);
     } else {
@@ -426,6 +437,7 @@ static int decode_from(job_t *j, uint64_t c)
         }
         uint8_t dict[W];
         size_t dict_len = finished ? 0 : sg_dfl_window(z, dict);
+        t->reach = sg_dfl_reach(z);
         t->sym = sg_dfl_take(z, &t->n_sym, &t->sym_cap);
         sg_dfl_free(z);
         j->z = NULL;
@@ -679,6 +691,23 @@ static int check_piece(sg_pgz_t *g, const piece_t *p)
     return 0;
 }
 
+/* The bytes of the member open after a piece of size bytes (p's events),
+ * given those before it. */
+static uint64_t member_after(uint64_t before, const piece_t *p, size_t size)
+{
+    return p->n_ev ? size - p->ev[p->n_ev - 1].at : before + size;
+}
+
+/* Whether chunk t goes on from where the stream is, at bit pos after
+ * member_bytes bytes of its open member: it starts there, and as the
+ * stream does there (at a member's header, or between two blocks), and
+ * its markers reach back no further than the member's start (a distance
+ * past it is an error, which the in-order decoding reports). */
+static int continues(const task_t *t, uint64_t pos, int at_member, uint64_t member_bytes)
+{
+    return t->ok && t->start == pos && t->at_member == at_member && t->reach <= member_bytes;
+}
+
 /* Start decoding in order at g->pos (chunk g->k_valid could not be taken):
  * a later chunk may start right there (the chunks between found no start). */
 static void serial_begin(sg_pgz_t *g)
@@ -715,6 +744,7 @@ static int serial_piece(sg_pgz_t *g)
     if (lost) return fail(g, SG_MAP_LOST);
     if (r < 0) return r;
     if (!g->own.len && !g->own.n_ev) return 0;
+    g->member_bytes = member_after(g->member_bytes, &g->own, g->own.len);
     piece_crcs(&g->own);
     window_push(g->window, NULL, 0, g->own.buf, g->own.len);
     if (check_piece(g, &g->own) < 0) return -1;
@@ -740,7 +770,8 @@ static int serial_piece_run(void *arg)
             pthread_mutex_unlock(&g->mu);
             t = g->task[g->s_next];
             wait_state(g, t, T_DECODED);
-            if (t->ok && (t->start > g->s_fed || (t->start == g->s_fed && g->s_between))) break;
+            if (t->ok && t->start > g->s_fed) break;
+            if (g->s_between && continues(t, g->s_fed, g->s_header, member_after(g->member_bytes, p, p->len))) break;
             drop_tasks(g, g->s_next, g->s_next + 1);
             g->s_next++;
             t = NULL;
@@ -752,8 +783,9 @@ static int serial_piece_run(void *arg)
             g->k_valid = g->k_deliver = g->s_next;
             return 1;
         }
-        if (g->s_begin) {
-            kw_start(g->skw, g->d, g->s_fed, g->window, W);
+        if (g->s_begin) { /* the window: the open member's last bytes */
+            size_t w = g->member_bytes < W ? (size_t)g->member_bytes : W;
+            kw_start(g->skw, g->d, g->s_fed, g->window + W - w, w);
             g->s_begin = 0;
         }
         if (g->s_header) { /* the member whose header is at s_fed */
@@ -807,7 +839,7 @@ static int take_chunks(sg_pgz_t *g)
         while (t->state < T_DECODED) pthread_cond_wait(&g->done, &g->mu);
         pthread_mutex_unlock(&g->mu);
         if (t->lost) return fail(g, SG_MAP_LOST);
-        if (!t->ok || t->start != g->pos) {
+        if (!continues(t, g->pos, g->at_member, g->member_bytes)) {
             if (!first) return 0; /* after the chunks taken */
             drop_tasks(g, g->k_valid, g->k_valid + 1);
             g->s_next = ++g->k_valid;
@@ -820,6 +852,7 @@ static int take_chunks(sg_pgz_t *g)
         window_push(g->window, t->sym, t->n_sym, t->out.buf, t->out.len);
         g->pos = t->end;
         g->at_member = t->end_kind == END_MEMBER;
+        g->member_bytes = member_after(g->member_bytes, &t->out, t->n_sym + t->out.len);
         if (t->end_kind == END_EOF) g->eof = 1;
         g->chunks++;
         pthread_mutex_lock(&g->mu);
@@ -963,6 +996,7 @@ sg_pgz_t *sg_pgz_open(const char *path, int threads)
     g->chunk = chunk;
     g->cap = 32 * chunk;
     g->n_tasks = (n + chunk - 1) / chunk;
+    if ((size_t)threads > g->n_tasks) threads = (int)g->n_tasks; /* no thread without a chunk */
     g->n_threads = threads;
     g->depth = (size_t)threads + 2;
     g->task = sg_calloc(g->n_tasks, sizeof *g->task);

@@ -79,6 +79,14 @@ int sg_2bit_parse(const void *data, size_t n, sg_2bit_t *tb, char *err, size_t e
             snprintf(err, errsz, "record %u has an empty name", i + 1);
             return -1;
         }
+        /* one word, as faToTwoBit takes it from a FASTA header: a space, a
+         * tab or a line end in it would break every output's columns */
+        for (size_t k = 0; k < nl; k++)
+            if (d[pos + 1 + k] <= ' ' || d[pos + 1 + k] == 0x7f) {
+                snprintf(err, errsz, "record %u's name holds a space or a control character (byte 0x%02x at %zu of %zu)",
+                         i + 1, d[pos + 1 + k], k + 1, nl);
+                return -1;
+            }
         r->name = sg_malloc(nl + 1);
         memcpy(r->name, d + pos + 1, nl);
         r->name[nl] = 0;

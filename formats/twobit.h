@@ -40,7 +40,7 @@ int sg_2bit_file(const char *path);
  * Read the header, index and records of the .2bit file d[0..n) (mapped;
  * it must outlive tb) and check them: the signature, version 0 or 1, every
  * offset and count within the file, runs within their record and in
- * order, names of 1 to 255 bytes.
+ * order, names of 1 to 255 bytes with no space or control character.
  * @return 0, or -1 with the reason in err ("record 3 ('chr2'): its runs of
  *         N end past the record")
  */

@@ -213,8 +213,9 @@ put('nruns', d[:off + 4] + struct.pack('<I', 1 << 28) + d[off + 8:])  # runs of 
 put('dna', d[:off] + struct.pack('<I', 1 << 20) + d[off + 4:])        # bases past the end
 put('runpast', d[:off + 12] + struct.pack('<I', 99) + d[off + 16:])   # a run of N past its record
 put('cut', d[:len(d) - 3])                                            # the last record's bases cut
+put('name', d[:17] + b'\n' + d[18:])                                  # a line end in a name (columns broken)
 PY
-    for f in version count header offset nruns dna runpast cut; do
+    for f in version count header offset nruns dna runpast cut name; do
         run seqgpu find -q -m GAATTC "$T/$f.2bit"
         assert_failure 1
         assert_output --partial "cannot read '$T/$f.2bit'"
@@ -223,6 +224,8 @@ PY
     done
     run seqgpu find -q -m GAATTC "$T/version.2bit"
     assert_output --partial "version 2"
+    run seqgpu find -q -m GAATTC "$T/name.2bit"
+    assert_output --partial "record 1's name holds a space or a control character (byte 0x0a at 1 of 1)"
     # a pipe has no index to follow
     run bash -c "cat '$T/s.2bit' | '$SEQGPU' find -q -m GAATTC -"
     assert_failure 1

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -389,8 +392,150 @@ static void test_members(void)
         at += m;
     }
     same_as_zlib("many members", &all, chunks_all, N_CHUNKS);
+    /* more threads than chunks: a thread a chunk (-t 512 on a small file) */
+    int fd = memfd_create("unit_gzip", 0);
+    for (size_t at = 0; at < all.n;) at += (size_t)write(fd, all.p + at, all.n - at);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    setenv("SEQGPU_GZIP_CHUNK", "30011", 1);
+    sg_pgz_t *g = sg_pgz_open(path, 512);
+    unsetenv("SEQGPU_GZIP_CHUNK");
+    close(fd);
+    sg_pgz_stats_t st;
+    sg_pgz_stats(g, &st);
+    CHECK(st.threads == (int)((all.n + 30010) / 30011), "%d threads for %zu chunks", st.threads, (all.n + 30010) / 30011);
+    sg_pgz_close(g);
     free(all.p);
     free(dna);
+}
+
+/* A member of the deflate bits bits[0..n) (after a header when header),
+ * with the trailer of data[0..len): a test makes either lie. */
+static void member_of(buf_t *gz, const dw_t *bits, int header, const uint8_t *data, size_t len)
+{
+    static const uint8_t hdr[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
+    uint8_t trailer[8];
+    uLong crc = crc32(0, data, (uInt)len);
+    for (int i = 0; i < 4; i++) trailer[i] = (uint8_t)(crc >> (8 * i)), trailer[4 + i] = (uint8_t)(len >> (8 * i));
+    gz->p = realloc(gz->p, gz->n + 10 + bits->len + 8);
+    if (header) memcpy(gz->p + gz->n, hdr, 10), gz->n += 10;
+    memcpy(gz->p + gz->n, bits->buf, bits->len), gz->n += bits->len;
+    memcpy(gz->p + gz->n, trailer, 8), gz->n += 8;
+}
+
+static void test_member_seams(void)
+{
+    /* Streams zlib rejects that a chunk seam at the right place made look
+     * whole: each chunk decodes, and starts where the one before ends, but
+     * not as the stream does there. */
+    size_t n = 400000;
+    uint8_t *dna = malloc(n);
+    fill_dna(dna, n);
+    dw_t w1 = {0}, w2 = {0};
+    dw_zlib(&w1, dna, n / 4, 6, Z_DEFAULT_STRATEGY); /* ends between two blocks, at a byte */
+    dw_zlib(&w2, dna + n / 4, n - n / 4, 6, Z_DEFAULT_STRATEGY);
+    dw_finish(&w2);
+    buf_t gz = {0};
+    /* a whole member, then deflate blocks and a trailer without a header */
+    dw_t whole = {0};
+    dw_zlib(&whole, dna, n / 4, 6, Z_DEFAULT_STRATEGY);
+    dw_finish(&whole);
+    member_of(&gz, &whole, 1, whole.data, whole.n_data);
+    size_t seam = gz.n;
+    member_of(&gz, &w2, 0, w2.data, w2.n_data);
+    same_as_zlib("a member, then blocks without a header", &gz, &seam, 1);
+    /* a member cut between two blocks, then a member whose trailer covers both */
+    gz.n = 0;
+    memcpy(gz.p = realloc(gz.p, 10 + w1.len), "\x1f\x8b\x08\0\0\0\0\0\0\x03", 10);
+    memcpy(gz.p + 10, w1.buf, w1.len);
+    gz.n = seam = 10 + w1.len;
+    uint8_t *both = malloc(n);
+    memcpy(both, w1.data, w1.n_data);
+    memcpy(both + w1.n_data, w2.data, w2.n_data);
+    member_of(&gz, &w2, 1, both, n);
+    same_as_zlib("a member cut between two blocks, then a member", &gz, &seam, 1);
+    /* a member whose second block reaches before the member's start */
+    gz.n = 0;
+    member_of(&gz, &whole, 1, whole.data, whole.n_data);
+    dw_t far = {0};
+    dw_data(&far, whole.data + whole.n_data - 32768, 32768); /* what the match copies: the writer's data only */
+    dw_stored(&far, dna, 100, 0);
+    seam = gz.n + 10 + far.len;
+    dw_fixed_begin(&far, 0);
+    dw_match(&far, 200, 1000);
+    dw_fixed_end(&far);
+    dw_zlib(&far, dna + n / 4, n - n / 4, 6, Z_DEFAULT_STRATEGY);
+    dw_finish(&far);
+    member_of(&gz, &far, 1, far.data + 32768, far.n_data - 32768);
+    same_as_zlib("a distance past its member's start", &gz, &seam, 1);
+    free(both);
+    free(gz.p);
+    dw_free(&w1);
+    dw_free(&w2);
+    dw_free(&whole);
+    dw_free(&far);
+    free(dna);
+}
+
+/* This process's address space, in bytes. */
+static size_t vm_size(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    size_t kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmSize:", 7)) kb = strtoull(line + 7, NULL, 10);
+    if (f) fclose(f);
+    return kb << 10;
+}
+
+static void test_address_space(void)
+{
+    /* The reader's memory grows with what it holds, not with its limits
+     * (a chunk may make 32 chunks of output): a file that compresses
+     * little, read under a bound on the address space (ulimit -v, as
+     * clusters set it) of the mapping and a few chunks. */
+#ifndef __SANITIZE_ADDRESS__ /* its shadow memory takes terabytes of address space */
+    size_t n = 24u << 20, chunk = 1u << 20;
+    uint8_t *rnd = malloc(n);
+    for (size_t i = 0; i < n; i += 8) {
+        unsigned long long r = unit_rand();
+        memcpy(rnd + i, &r, 8);
+    }
+    uLong crc = crc32(0, rnd, (uInt)n);
+    buf_t gz;
+    gz_zlib(rnd, n, 1, Z_DEFAULT_STRATEGY, 0, Z_NO_FLUSH, &gz);
+    free(rnd);
+    int fd = memfd_create("unit_gzip", 0);
+    for (size_t at = 0; at < gz.n;) at += (size_t)write(fd, gz.p + at, gz.n - at);
+    free(gz.p);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        mallopt(M_ARENA_MAX, 1); /* no 64 MiB arena a thread */
+        char path[64], cs[32];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        snprintf(cs, sizeof cs, "%zu", chunk);
+        setenv("SEQGPU_GZIP_CHUNK", cs, 1);
+        static char buf[1 << 16];
+        /* the mapping and 96 MiB (a chunk's limit is 32 MiB: reserved for each chunk in flight, the limits pass it) */
+        struct rlimit rl = {vm_size() + n + (96u << 20), RLIM_INFINITY};
+        rl.rlim_max = rl.rlim_cur;
+        if (setrlimit(RLIMIT_AS, &rl) < 0) _exit(3);
+        sg_pgz_t *g = sg_pgz_open(path, 2);
+        if (!g) _exit(4);
+        ssize_t r;
+        size_t got = 0;
+        uLong c = crc32(0, NULL, 0);
+        while ((r = sg_pgz_read(g, buf, sizeof buf)) > 0) c = crc32(c, (const Bytef *)buf, (uInt)r), got += (size_t)r;
+        _exit(r == 0 && got == n && c == crc ? 0 : 5);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    close(fd);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "read under a bound on the address space: exit status %d",
+          WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+#endif
 }
 
 static void test_damage(void)
@@ -455,6 +600,8 @@ int main(void)
     RUN(test_streams);
     RUN(test_mixed_blocks);
     RUN(test_members);
+    RUN(test_member_seams);
     RUN(test_damage);
+    RUN(test_address_space);
     return UNIT_SUMMARY();
 }
