@@ -115,7 +115,9 @@ static const double mit_weight[20] = {0, 0, 0.014, 0, 0, 0.395, 0.317, 0, 0.389,
                                       0.851, 0.732, 0.828, 0.615, 0.804, 0.685, 0.583};
 
 /* CRISPOR (crispor.py): the off-targets of an NGG guide it counts, the
- * weight of those with NAG and NGA, and the least MIT score they need. */
+ * weight of those with NAG and NGA, and the MIT score they must exceed
+ * (ALTPAMMINSCORE; its genome search, bwa and scripts/filterFaToBed, keeps
+ * an alternative-PAM hit whose score is above it, not equal). */
 #define ALT_PAM_WEIGHT 0.2
 #define ALT_PAM_MIN_SCORE 1.0
 
@@ -198,7 +200,7 @@ static int crispor_counts(int type, double mit, const char *pam2, double *weight
     int alt = !gg && ((toupper((unsigned char)pam2[0]) == 'A' && toupper((unsigned char)pam2[1]) == 'G') ||
                       (toupper((unsigned char)pam2[0]) == 'G' && toupper((unsigned char)pam2[1]) == 'A'));
     *weight = gg ? 1 : ALT_PAM_WEIGHT;
-    return type == SG_BULGE_X && mit >= 0 && (gg || (alt && mit >= ALT_PAM_MIN_SCORE));
+    return type == SG_BULGE_X && mit >= 0 && (gg || (alt && mit > ALT_PAM_MIN_SCORE));
 }
 
 void sg_tally_site(sg_guide_tally_t *t, int type, int mm, double mit, double cfd, const char *pam2)

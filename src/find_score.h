@@ -40,8 +40,8 @@ double sg_mit(const char *guide, const char *site);
 
 /* A guide's sites, for --guide-summary: counted by type and mismatches,
  * and the score sums of the sites CRISPOR counts for its specificities
- * (mismatch-only sites with an NGG PAM, or NAG or NGA with an MIT score of
- * at least 1 (weighted 0.2), other than the on-target: the first perfect
+ * (mismatch-only sites with an NGG PAM, or NAG or NGA with an MIT score
+ * above 1 (weighted 0.2), other than the on-target: the first perfect
  * site). A chunk sets its first perfect site apart; the writer, merging in
  * order, makes the first of the run the on-target. */
 typedef struct {
