@@ -207,15 +207,14 @@ void sg_tally_site(sg_guide_tally_t *t, int type, int mm, double mit, double cfd
 {
     t->sites[type][mm]++;
     double w;
-    int counted = crispor_counts(type, mit, pam2, &w);
-    if (type == SG_BULGE_X && mm == 0 && !t->perfect) {
+    if (!crispor_counts(type, mit, pam2, &w)) return;
+    /* the on-target is one of the hits CRISPOR finds: a perfect site with a PAM it does not search is no candidate */
+    if (mm == 0 && !t->perfect) {
         t->perfect = 1;
-        t->perfect_counted = counted;
         t->perfect_mit = mit * w;
         t->perfect_cfd = cfd >= 0 ? cfd : 0;
         return;
     }
-    if (!counted) return;
     t->counted++;
     t->mit_sum += mit * w;
     if (cfd >= 0) t->cfd_sum += cfd;
@@ -231,7 +230,7 @@ void sg_tally_merge(sg_guide_tally_t *run, const sg_guide_tally_t *chunk)
     if (!chunk->perfect) return;
     if (!run->perfect) {
         run->perfect = 1; /* the run's first perfect site: the on-target, not counted */
-    } else if (chunk->perfect_counted) {
+    } else {
         run->counted++;
         run->mit_sum += chunk->perfect_mit;
         run->cfd_sum += chunk->perfect_cfd;

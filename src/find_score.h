@@ -41,16 +41,15 @@ double sg_mit(const char *guide, const char *site);
 /* A guide's sites, for --guide-summary: counted by type and mismatches,
  * and the score sums of the sites CRISPOR counts for its specificities
  * (mismatch-only sites with an NGG PAM, or NAG or NGA with an MIT score
- * above 1 (weighted 0.2), other than the on-target: the first perfect
- * site). A chunk sets its first perfect site apart; the writer, merging in
- * order, makes the first of the run the on-target. */
+ * above 1 (weighted 0.2), other than the on-target: the first of them
+ * without a mismatch). A chunk sets its first perfect one apart; the
+ * writer, merging in order, makes the first of the run the on-target. */
 typedef struct {
     uint64_t sites[3][SG_MAX_MISMATCHES + 1]; /* by SG_BULGE_* type and mismatches */
     double mit_sum, cfd_sum;
     uint64_t counted;                         /* the sites in the sums */
     int perfect;                              /* a perfect site was set apart (chunk) or taken as the on-target (run) */
     double perfect_mit, perfect_cfd;          /* chunk: what the one set apart adds when it is no on-target */
-    int perfect_counted;
 } sg_guide_tally_t;
 
 /**

@@ -80,7 +80,8 @@ static void test_specificity(void)
 
 static void test_tally(void)
 {
-    /* chunk 1: a 1-mismatch NGG site, a bulge site; chunk 2: the first perfect site (the
+    /* chunk 1: a 1-mismatch NGG site, a bulge site, a perfect site next to TT (which CRISPOR
+     * never finds: no on-target, not counted); chunk 2: the first perfect site it finds (the
      * on-target), an NAG site of MIT 50 (weight 0.2), one of MIT 0.5 and one of MIT 1 (dropped:
      * CRISPOR keeps an alternative PAM's hit above 1), a 5-mismatch NTG site (not counted);
      * chunk 3: a second perfect site, an off-target */
@@ -89,6 +90,7 @@ static void test_tally(void)
     memset(c, 0, sizeof c);
     sg_tally_site(&c[0], SG_BULGE_X, 1, 41.7, 0.6, "GG");
     sg_tally_site(&c[0], SG_BULGE_RNA, 0, -1, 0.2, "GG");
+    sg_tally_site(&c[0], SG_BULGE_X, 0, 100, 0, "TT");
     sg_tally_site(&c[1], SG_BULGE_X, 0, 100, 1, "GG");
     sg_tally_site(&c[1], SG_BULGE_X, 2, 50, 0.1, "AG");
     sg_tally_site(&c[1], SG_BULGE_X, 3, 0.5, 0.05, "GA");
@@ -96,7 +98,7 @@ static void test_tally(void)
     sg_tally_site(&c[1], SG_BULGE_X, 5, 20, 0.01, "TG");
     sg_tally_site(&c[2], SG_BULGE_X, 0, 100, 0.3, "AG");
     for (int i = 0; i < 3; i++) sg_tally_merge(&run, &c[i]);
-    CHECK(run.sites[SG_BULGE_X][0] == 2 && run.sites[SG_BULGE_X][1] == 1 && run.sites[SG_BULGE_RNA][0] == 1 &&
+    CHECK(run.sites[SG_BULGE_X][0] == 3 && run.sites[SG_BULGE_X][1] == 1 && run.sites[SG_BULGE_RNA][0] == 1 &&
               run.sites[SG_BULGE_X][4] == 1 && run.sites[SG_BULGE_X][5] == 1, "sites by type and mismatches");
     CHECK(run.counted == 3, "counted %llu", (unsigned long long)run.counted);
     CHECK(near(run.mit_sum, 41.7 + 0.2 * 50 + 0.2 * 100), "MIT sum %f", run.mit_sum);
