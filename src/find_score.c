@@ -1,8 +1,10 @@
 #include "find_score.h"
+#include "log.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The CFD tables, Doench et al. 2016, Supplementary Table 19: the share of
@@ -208,33 +210,35 @@ void sg_tally_site(sg_guide_tally_t *t, int type, int mm, double mit, double cfd
     t->sites[type][mm]++;
     double w;
     if (!crispor_counts(type, mit, pam2, &w)) return;
-    /* the on-target is one of the hits CRISPOR finds: a perfect site with a PAM it does not search is no candidate */
-    if (mm == 0 && !t->perfect) {
-        t->perfect = 1;
-        t->perfect_mit = mit * w;
-        t->perfect_cfd = cfd >= 0 ? cfd : 0;
-        return;
+    if (t->n_hit == t->m_hit) {
+        t->m_hit = t->m_hit ? 2 * t->m_hit : 16;
+        t->hit = sg_realloc(t->hit, t->m_hit * sizeof *t->hit);
     }
-    t->counted++;
-    t->mit_sum += mit * w;
-    if (cfd >= 0) t->cfd_sum += cfd;
+    t->hit[t->n_hit++] = (sg_tally_hit_t){mit * w, cfd >= 0 ? cfd : 0, mm == 0};
 }
 
 void sg_tally_merge(sg_guide_tally_t *run, const sg_guide_tally_t *chunk)
 {
     for (int type = 0; type < 3; type++)
         for (int mm = 0; mm <= SG_MAX_MISMATCHES; mm++) run->sites[type][mm] += chunk->sites[type][mm];
-    run->counted += chunk->counted;
-    run->mit_sum += chunk->mit_sum;
-    run->cfd_sum += chunk->cfd_sum;
-    if (!chunk->perfect) return;
-    if (!run->perfect) {
-        run->perfect = 1; /* the run's first perfect site: the on-target, not counted */
-    } else {
+    for (size_t i = 0; i < chunk->n_hit; i++) {
+        const sg_tally_hit_t *h = &chunk->hit[i];
+        /* the on-target is one of the hits CRISPOR finds: a perfect site next to a PAM it does not search is none */
+        if (h->perfect && !run->on_target) {
+            run->on_target = 1;
+            continue;
+        }
         run->counted++;
-        run->mit_sum += chunk->perfect_mit;
-        run->cfd_sum += chunk->perfect_cfd;
+        run->mit_sum += h->mit;
+        run->cfd_sum += h->cfd;
     }
+}
+
+void sg_tally_free(sg_guide_tally_t *t)
+{
+    free(t->hit);
+    t->hit = NULL;
+    t->n_hit = t->m_hit = 0;
 }
 
 int sg_specificity(double sum)

@@ -103,6 +103,30 @@ static void test_tally(void)
     CHECK(run.counted == 3, "counted %llu", (unsigned long long)run.counted);
     CHECK(near(run.mit_sum, 41.7 + 0.2 * 50 + 0.2 * 100), "MIT sum %f", run.mit_sum);
     CHECK(near(run.cfd_sum, 0.6 + 0.1 + 0.3), "CFD sum %f", run.cfd_sum);
+    for (int i = 0; i < 3; i++) sg_tally_free(&c[i]);
+}
+
+/* the sums are the sites' scores added in output order, wherever the chunks end
+ * (0.1 + (0.2 + 0.3) is not (0.1 + 0.2) + 0.3 in double precision) */
+static void test_tally_order(void)
+{
+    static const double mit[] = {0.1, 0.2, 0.3, 7.7, 0.01, 33.3};
+    const int n = (int)(sizeof mit / sizeof *mit);
+    double want = 0;
+    for (int i = 0; i < n; i++) want += mit[i];
+    for (int cut = 0; cut <= n; cut++)
+        for (int cut2 = cut; cut2 <= n; cut2++) {
+            sg_guide_tally_t run, c[3];
+            memset(&run, 0, sizeof run);
+            memset(c, 0, sizeof c);
+            for (int i = 0; i < n; i++) sg_tally_site(&c[i < cut ? 0 : i < cut2 ? 1 : 2], SG_BULGE_X, 1, mit[i], mit[i], "GG");
+            for (int k = 0; k < 3; k++) {
+                sg_tally_merge(&run, &c[k]);
+                sg_tally_free(&c[k]);
+            }
+            CHECK(!memcmp(&run.mit_sum, &want, sizeof want) && !memcmp(&run.cfd_sum, &want, sizeof want),
+                  "chunks cut at %d and %d: %.17g and %.17g, in order %.17g", cut, cut2, run.mit_sum, run.cfd_sum, want);
+        }
 }
 
 static void test_applies(void)
@@ -136,6 +160,7 @@ int main(void)
     RUN(test_mit);
     RUN(test_specificity);
     RUN(test_tally);
+    RUN(test_tally_order);
     RUN(test_applies);
     return UNIT_SUMMARY();
 }
