@@ -249,6 +249,15 @@ has() { awk -F'\t' -v t="$1" '$7 == t' "$T/want" | grep -q . || fail "no $1 site
     run seqgpu find -q -f "$T/guides" -M 2 --guides-include-pam "$T/g.fa"
     assert_failure 1
     assert_output --partial "needs the PAM"
+    # a guide no longer than the PAMs it is said to carry (the cut would leave nothing, or less)
+    for m in TGG TTTAGG TTTAAGG; do
+        run seqgpu find -q -m $m --pam-5 TTTV --pam NGG --guides-include-pam "$T/g.fa"
+        assert_failure 1
+        assert_output --partial "guide '$m' has ${#m} bases, no more than its PAMs (7)"
+    done
+    run seqgpu find -q -m TGG --pam NGG --guides-include-pam "$T/g.fa"
+    assert_failure 1
+    assert_output --partial "no more than its PAM (3)"
 }
 
 @test "bulges and scores: bad options and motifs get clear errors" {
