@@ -9,12 +9,11 @@
 
 /* The CFD tables, Doench et al. 2016, Supplementary Table 19: the share of
  * cutting that remains with one mismatch, RNA bulge or DNA bulge at each
- * position, and with each PAM. Transcribed (nine decimals, as published) from
- * the table as three independent sources give it: CRISPOR's
- * CFD_Scoring/mismatch_score.pkl and pam_scores.pkl (mismatches, PAMs), the
- * CSV files of the CFDscoRe R package (all entries) and the
- * mismatch_scores.txt of crisprapido (all entries); the three agree on
- * every entry.
+ * position, and with each PAM. Transcribed (nine decimals, as published) and
+ * checked entry by entry against two transcriptions of the table: CRISPOR's
+ * CFD_Scoring/mismatch_score.pkl and pam_scores.pkl (mismatches and PAMs; it
+ * has no bulges) and the CFDscoRe R package's inst/extdata/penalties/*.csv
+ * (every entry, bulges included).
  *
  * cfd_mismatch[X][Y][pos - 1]: rX:dY,pos, guide base X (A, C, G, U) against
  * the target strand's base Y (A, C, G, T: the complement of the site's base)
