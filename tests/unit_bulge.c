@@ -287,7 +287,8 @@ static void case_make(bulge_case_t *bc, int round, size_t n)
     memset(bc, 0, sizeof *bc);
     sg_motif_set_t *ms = &bc->ms;
     char err[256];
-    int side = round % 3, len = 8 + (int)unit_below(14), skip = round % 5 == 4;
+    /* windows up to SG_BULGE_MAX_WINDOW bases: the guide and a 3-base PAM, or the guide alone */
+    int side = round % 3, len = 8 + (int)unit_below(side ? 22 : 25), skip = round % 5 == 4;
     const char *pam5 = side == 1 ? "TTV" : NULL, *pam3 = side == 2 ? "NGG" : NULL;
     CHECK(sg_motif_set_window(ms, pam5, pam3, (int)unit_below(3), err, sizeof err) == 0, "%s", err);
     char guides[6][40];
