@@ -114,7 +114,7 @@ void sg_mqc_guides(FILE *fp, const sg_motif_set_t *ms, const sg_guide_tally_t *t
           "#     mit_specificity: {title: 'MIT specificity', min: 0, max: 100, scale: 'RdYlGn', format: '{:,.0f}'}\n"
           "#     cfd_specificity: {title: 'CFD specificity', min: 0, max: 100, scale: 'RdYlGn', format: '{:,.0f}'}\n"
           "#     offtargets: {title: 'scored off-targets', description: 'the sites in the sums: CRISPOR counts "
-          "mismatch-only sites with NGG, or NAG or NGA and an MIT score of at least 1, but the on-target', "
+          "mismatch-only sites with NGG, or NAG or NGA and an MIT score above 1, but the on-target', "
           "format: '{:,.0f}'}\n"
           "#     mit_sum: {title: 'MIT sum', hidden: true}\n#     cfd_sum: {title: 'CFD sum', hidden: true}\n"
           "guide\tsequence\tsites", fp);

@@ -48,6 +48,7 @@ void sg_chunk_text_free(sg_chunk_text_t *o)
     free(o->first_recs);
     free(o->head);
     free(o->tail);
+    for (int m = 0; m < o->n_tally; m++) sg_tally_free(&o->tally[m]);
     free(o->tally);
     memset(o, 0, sizeof *o);
 }
@@ -257,7 +258,10 @@ void sg_format_chunk(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits
     o->per_pat = sg_calloc(ms->n_pat, sizeof *o->per_pat);
     if (c->n_seg && c->seg[0].rid < SG_SUMMARY_RECORDS)
         o->first_recs = sg_calloc((size_t)c->n_seg * ms->n_motif, sizeof *o->first_recs);
-    if (f->tally) o->tally = sg_calloc(ms->n_motif, sizeof *o->tally);
+    if (f->tally) {
+        o->tally = sg_calloc(ms->n_motif, sizeof *o->tally);
+        o->n_tally = ms->n_motif;
+    }
     uint64_t *cnt = f->fmt == SG_OUT_COUNT ? sg_calloc(ms->n_motif, sizeof *cnt) : NULL;
     const int align = ms->approx || ms->dna_bulge || ms->rna_bulge;
     sg_aln_t aln[SG_MAX_ALIGNMENTS], best;

@@ -52,6 +52,7 @@ typedef struct {
      * last piece whose record goes on; the writer adds them up across chunks */
     uint64_t *head, *tail;
     sg_guide_tally_t *tally; /* each motif's sites, when the formatter tallies them */
+    int n_tally;
 } sg_chunk_text_t;
 
 /** A formatter of format fmt for motif set ms; all_alignments, scores and

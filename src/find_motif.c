@@ -149,6 +149,11 @@ static int add_limited(sg_motif_set_t *ms, const char *name, const char *seq, in
     char *given = NULL;
     if (ms->guides_include_pam) {
         /* the guide as given carries its PAM: cut it off (the window puts the PAM back, as a pattern) */
+        if (len <= l5 + l3) {
+            snprintf(err, errsz, "guide '%s' has %zu bases, no more than its PAM%s (%zu): nothing is left of it once "
+                     "--guides-include-pam cuts the PAM off", seq, len, l5 && l3 ? "s" : "", l5 + l3);
+            return SG_ERR_INPUT;
+        }
         for (int at_end = 0; at_end < 2; at_end++) {
             const char *pam = at_end ? ms->pam3 : ms->pam5;
             if (pam && !carries_pam(seq, pam, at_end)) {

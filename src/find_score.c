@@ -1,18 +1,19 @@
 #include "find_score.h"
+#include "log.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The CFD tables, Doench et al. 2016, Supplementary Table 19: the share of
  * cutting that remains with one mismatch, RNA bulge or DNA bulge at each
- * position, and with each PAM. Transcribed (nine decimals, as published) from
- * the table as three independent sources give it: CRISPOR's
- * CFD_Scoring/mismatch_score.pkl and pam_scores.pkl (mismatches, PAMs), the
- * CSV files of the CFDscoRe R package (all entries) and the
- * mismatch_scores.txt of crisprapido (all entries); the three agree on
- * every entry.
+ * position, and with each PAM. Transcribed (nine decimals, as published) and
+ * checked entry by entry against two transcriptions of the table: CRISPOR's
+ * CFD_Scoring/mismatch_score.pkl and pam_scores.pkl (mismatches and PAMs; it
+ * has no bulges) and the CFDscoRe R package's inst/extdata/penalties/*.csv
+ * (every entry, bulges included).
  *
  * cfd_mismatch[X][Y][pos - 1]: rX:dY,pos, guide base X (A, C, G, U) against
  * the target strand's base Y (A, C, G, T: the complement of the site's base)
@@ -115,7 +116,9 @@ static const double mit_weight[20] = {0, 0, 0.014, 0, 0, 0.395, 0.317, 0, 0.389,
                                       0.851, 0.732, 0.828, 0.615, 0.804, 0.685, 0.583};
 
 /* CRISPOR (crispor.py): the off-targets of an NGG guide it counts, the
- * weight of those with NAG and NGA, and the least MIT score they need. */
+ * weight of those with NAG and NGA, and the MIT score they must exceed
+ * (ALTPAMMINSCORE; its genome search, bwa and scripts/filterFaToBed, keeps
+ * an alternative-PAM hit whose score is above it, not equal). */
 #define ALT_PAM_WEIGHT 0.2
 #define ALT_PAM_MIN_SCORE 1.0
 
@@ -198,42 +201,43 @@ static int crispor_counts(int type, double mit, const char *pam2, double *weight
     int alt = !gg && ((toupper((unsigned char)pam2[0]) == 'A' && toupper((unsigned char)pam2[1]) == 'G') ||
                       (toupper((unsigned char)pam2[0]) == 'G' && toupper((unsigned char)pam2[1]) == 'A'));
     *weight = gg ? 1 : ALT_PAM_WEIGHT;
-    return type == SG_BULGE_X && mit >= 0 && (gg || (alt && mit >= ALT_PAM_MIN_SCORE));
+    return type == SG_BULGE_X && mit >= 0 && (gg || (alt && mit > ALT_PAM_MIN_SCORE));
 }
 
 void sg_tally_site(sg_guide_tally_t *t, int type, int mm, double mit, double cfd, const char *pam2)
 {
     t->sites[type][mm]++;
     double w;
-    int counted = crispor_counts(type, mit, pam2, &w);
-    if (type == SG_BULGE_X && mm == 0 && !t->perfect) {
-        t->perfect = 1;
-        t->perfect_counted = counted;
-        t->perfect_mit = mit * w;
-        t->perfect_cfd = cfd >= 0 ? cfd : 0;
-        return;
+    if (!crispor_counts(type, mit, pam2, &w)) return;
+    if (t->n_hit == t->m_hit) {
+        t->m_hit = t->m_hit ? 2 * t->m_hit : 16;
+        t->hit = sg_realloc(t->hit, t->m_hit * sizeof *t->hit);
     }
-    if (!counted) return;
-    t->counted++;
-    t->mit_sum += mit * w;
-    if (cfd >= 0) t->cfd_sum += cfd;
+    t->hit[t->n_hit++] = (sg_tally_hit_t){mit * w, cfd >= 0 ? cfd : 0, mm == 0};
 }
 
 void sg_tally_merge(sg_guide_tally_t *run, const sg_guide_tally_t *chunk)
 {
     for (int type = 0; type < 3; type++)
         for (int mm = 0; mm <= SG_MAX_MISMATCHES; mm++) run->sites[type][mm] += chunk->sites[type][mm];
-    run->counted += chunk->counted;
-    run->mit_sum += chunk->mit_sum;
-    run->cfd_sum += chunk->cfd_sum;
-    if (!chunk->perfect) return;
-    if (!run->perfect) {
-        run->perfect = 1; /* the run's first perfect site: the on-target, not counted */
-    } else if (chunk->perfect_counted) {
+    for (size_t i = 0; i < chunk->n_hit; i++) {
+        const sg_tally_hit_t *h = &chunk->hit[i];
+        /* the on-target is one of the hits CRISPOR finds: a perfect site next to a PAM it does not search is none */
+        if (h->perfect && !run->on_target) {
+            run->on_target = 1;
+            continue;
+        }
         run->counted++;
-        run->mit_sum += chunk->perfect_mit;
-        run->cfd_sum += chunk->perfect_cfd;
+        run->mit_sum += h->mit;
+        run->cfd_sum += h->cfd;
     }
+}
+
+void sg_tally_free(sg_guide_tally_t *t)
+{
+    free(t->hit);
+    t->hit = NULL;
+    t->n_hit = t->m_hit = 0;
 }
 
 int sg_specificity(double sum)

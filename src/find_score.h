@@ -40,17 +40,26 @@ double sg_mit(const char *guide, const char *site);
 
 /* A guide's sites, for --guide-summary: counted by type and mismatches,
  * and the score sums of the sites CRISPOR counts for its specificities
- * (mismatch-only sites with an NGG PAM, or NAG or NGA with an MIT score of
- * at least 1 (weighted 0.2), other than the on-target: the first perfect
- * site). A chunk sets its first perfect site apart; the writer, merging in
- * order, makes the first of the run the on-target. */
+ * (mismatch-only sites with an NGG PAM, or NAG or NGA with an MIT score
+ * above 1 (weighted 0.2), other than the on-target: the first of them
+ * without a mismatch). A chunk keeps the scores of those sites in output
+ * order and the writer adds them up in that order, as CRISPOR adds its
+ * list, so that the sums (floating point) do not depend on where chunks
+ * end, which differs between backends. */
+typedef struct {
+    double mit, cfd; /* the weighted MIT score, and the CFD score (0 where undefined) */
+    int perfect;     /* no mismatch: the on-target, when it is the run's first */
+} sg_tally_hit_t;
+
 typedef struct {
     uint64_t sites[3][SG_MAX_MISMATCHES + 1]; /* by SG_BULGE_* type and mismatches */
+    /* run: the sums, the sites in them, and whether the on-target was met */
     double mit_sum, cfd_sum;
-    uint64_t counted;                         /* the sites in the sums */
-    int perfect;                              /* a perfect site was set apart (chunk) or taken as the on-target (run) */
-    double perfect_mit, perfect_cfd;          /* chunk: what the one set apart adds when it is no on-target */
-    int perfect_counted;
+    uint64_t counted;
+    int on_target;
+    /* chunk: the sites CRISPOR counts, in output order */
+    sg_tally_hit_t *hit;
+    size_t n_hit, m_hit;
 } sg_guide_tally_t;
 
 /**
@@ -62,6 +71,8 @@ typedef struct {
 void sg_tally_site(sg_guide_tally_t *t, int type, int mm, double mit, double cfd, const char *pam2);
 /** Add a chunk's tally to the run's, the chunks in input order. */
 void sg_tally_merge(sg_guide_tally_t *run, const sg_guide_tally_t *chunk);
+/** Free a chunk's list of sites. */
+void sg_tally_free(sg_guide_tally_t *t);
 /** CRISPOR's specificity from a sum of scores: round(100 * 100 / (100 + sum)), halves to even. */
 int sg_specificity(double sum);
 

@@ -124,19 +124,22 @@ def main():
     co_minus = collections.Counter(key(r) for r in co if r[6] == '-')
     for k in {key(r) for r in co if r[6] == '-' and distal_rna(r)}:
         co_minus[k] -= 1  # the distal RNA bulge is one of the alignments of its site
-    co_plus = sorted('\t'.join(r) for r in co if r[6] == '+' and not distal_rna(r))
-    sg_plus = sorted('\t'.join(r) for r in sg if r[6] == '+')
+    # plus-strand rows as multisets too: a row printed twice is a difference
+    co_plus = collections.Counter('\t'.join(r) for r in co if r[6] == '+' and not distal_rna(r))
+    sg_plus = collections.Counter('\t'.join(r) for r in sg if r[6] == '+')
     sg_minus = collections.Counter(key(r) for r in sg if r[6] == '-')
     bad = 0
-    for line in sorted(set(co_plus) ^ set(sg_plus)):
-        print(('< ' if line in co_plus else '> ') + line)
-        bad += 1
+    for line in sorted(set(co_plus) | set(sg_plus)):
+        if co_plus[line] != sg_plus[line]:
+            print('%s %s (Cas-OFFinder 3 %d, seqgpu %d)' % ('<' if co_plus[line] > sg_plus[line] else '>', line,
+                                                          co_plus[line], sg_plus[line]))
+            bad += 1
     for k in sorted(set(co_minus) | set(sg_minus)):
         if co_minus[k] != sg_minus[k]:
             print('- %s: Cas-OFFinder 3 %d, seqgpu %d' % ('\t'.join(k), co_minus[k], sg_minus[k]))
             bad += 1
-    print('# plus strand: %d rows each; minus strand: %d and %d' % (len(co_plus), sum(co_minus.values()),
-                                                                  sum(sg_minus.values())), file=sys.stderr)
+    counts = (sum(co_plus.values()), sum(sg_plus.values()), sum(co_minus.values()), sum(sg_minus.values()))
+    print('# plus strand: %d and %d rows; minus strand: %d and %d' % counts, file=sys.stderr)
     return 1 if bad else 0
 
 

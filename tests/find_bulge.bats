@@ -103,6 +103,12 @@ has() { awk -F'\t' -v t="$1" '$7 == t' "$T/want" | grep -q . || fail "no $1 site
     done
     grep -q "^# plot_type: 'table'" "$T/sum_mqc.tsv" || fail "no MultiQC header"
     [ "$(awk -F'\t' 'NR > 1 {n += $4} END {print n + 0}' "$T/got")" -ge 1 ] || fail "no perfect site (the on-target): $(cat "$T/got")"
+    # the on-target is the first perfect site CRISPOR finds: not one next to TTT, which it never searches
+    local g=CAGAGATGGATTGGTGCCTT
+    printf '>r1\nAAAA%sTTTAAAA\n>r2\nAAAA%sAGGAAAA\n' $g $g > "$T/on.fa"
+    seqgpu find -q -m $g --pam NNN --guide-summary "$T/on_mqc.tsv" -o /dev/null "$T/on.fa" || fail "seqgpu failed"
+    run awk -F'\t' '$1 == "'$g'" {print $3, $4, $5, $6, $7}' "$T/on_mqc.tsv"
+    assert_output "2 2 100 100 0"
     # guides that cannot be scored: NA in the summary, an error for --score
     run seqgpu find -q -f "$T/guides" -M 2 --pam-5 TTTV --guide-summary "$T/s_mqc.tsv" "$T/g.fa"
     assert_success
@@ -243,6 +249,15 @@ has() { awk -F'\t' -v t="$1" '$7 == t' "$T/want" | grep -q . || fail "no $1 site
     run seqgpu find -q -f "$T/guides" -M 2 --guides-include-pam "$T/g.fa"
     assert_failure 1
     assert_output --partial "needs the PAM"
+    # a guide no longer than the PAMs it is said to carry (the cut would leave nothing, or less)
+    for m in TGG TTTAGG TTTAAGG; do
+        run seqgpu find -q -m $m --pam-5 TTTV --pam NGG --guides-include-pam "$T/g.fa"
+        assert_failure 1
+        assert_output --partial "guide '$m' has ${#m} bases, no more than its PAMs (7)"
+    done
+    run seqgpu find -q -m TGG --pam NGG --guides-include-pam "$T/g.fa"
+    assert_failure 1
+    assert_output --partial "no more than its PAM (3)"
 }
 
 @test "bulges and scores: bad options and motifs get clear errors" {

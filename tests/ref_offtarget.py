@@ -427,9 +427,9 @@ def find_bulges(a, motifs, inputs):
                     t = tally[mi]
                     t['sites'][(variant_type(v), best[1])] = t['sites'].get((variant_type(v), best[1]), 0) + 1
                     pam2 = dna[-2:].upper()
-                    counted = v == 0 and m_score is not None and (pam2 == 'GG' or (pam2 in ('AG', 'GA') and m_score >= 1.0))
-                    if v == 0 and best[1] == 0 and not t['perfect']:
-                        t['perfect'] = True  # the on-target
+                    counted = v == 0 and m_score is not None and (pam2 == 'GG' or (pam2 in ('AG', 'GA') and m_score > 1.0))
+                    if counted and best[1] == 0 and not t['perfect']:
+                        t['perfect'] = True  # the on-target: CRISPOR's first perfect hit, of those it finds
                     elif counted:
                         t['counted'] += 1
                         t['mit'] += m_score * (1.0 if pam2 == 'GG' else 0.2)

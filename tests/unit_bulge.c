@@ -7,12 +7,19 @@
  * at the guide's end away from the PAM, and a window without a PAM has no
  * gap at either end. Every gap position, both bulge types, PAMs on the
  * left, the right and none, IUPAC letters, N and lowercase text. */
+#include "../src/backend.h"
 #include "../src/chunk.h"
 #include "../src/find_align.h"
 #include "../src/find_kernels.h"
 #include "../src/log.h"
 #include "brute.h"
 #include "unit.h"
+#ifdef SG_HAVE_CUDA
+#include "../cuda/find_cuda.h"
+#endif
+#ifdef SG_HAVE_OPENCL
+#include "../opencl/find_opencl.h"
+#endif
 
 #include <ctype.h>
 #include <stdint.h>
@@ -261,82 +268,214 @@ static void brute_hits(const sg_motif_set_t *ms, const brute_pat_t *bp, const ch
     sg_hits_sort(out);
 }
 
-/* sg_mm_scan with bulges at every instruction set, against the brute force:
- * random motif sets with 3', 5' and no PAMs, text with separators, N runs,
- * IUPAC bases and lowercase, and sites planted next to their PAMs */
+/* A random case of the kernels with bulges: a motif set with a 3', a 5' or
+ * no PAM, each pattern as the brute force sees it, and text of records
+ * separated by SG_SEP with N runs, IUPAC bases, lowercase and sites planted
+ * next to their PAMs, whose first n bases own the sites (total in all); the
+ * brute force's hits in want. */
+typedef struct {
+    sg_motif_set_t ms;
+    brute_pat_t bp[12];
+    char *raw;
+    size_t n, total;
+    int side, len, skip;
+    sg_hits_t want;
+} bulge_case_t;
+
+static void case_make(bulge_case_t *bc, int round, size_t n)
+{
+    memset(bc, 0, sizeof *bc);
+    sg_motif_set_t *ms = &bc->ms;
+    char err[256];
+    /* windows up to SG_BULGE_MAX_WINDOW bases: the guide and a 3-base PAM, or the guide alone */
+    int side = round % 3, len = 8 + (int)unit_below(side ? 22 : 25), skip = round % 5 == 4;
+    const char *pam5 = side == 1 ? "TTV" : NULL, *pam3 = side == 2 ? "NGG" : NULL;
+    CHECK(sg_motif_set_window(ms, pam5, pam3, (int)unit_below(3), err, sizeof err) == 0, "%s", err);
+    char guides[6][40];
+    int n_guides = 1 + (int)unit_below(5);
+    for (int g = 0; g < n_guides; g++) {
+        for (int k = 0; k < len; k++) guides[g][k] = "ACGTACGTACGTRN"[unit_below(14)];
+        guides[g][len] = 0;
+        CHECK(sg_motif_add(ms, NULL, guides[g], err, sizeof err) == 0, "%s", err);
+    }
+    CHECK(sg_motif_set_bulges(ms, (int)unit_below(3), 1 + (int)unit_below(2), err, sizeof err) == 0, "%s", err);
+    sg_motif_compile(ms, SG_STRAND_BOTH);
+    /* the brute force's own view of each pattern: the motif's letters, reverse complemented on '-' */
+    brute_pat_t *bp = bc->bp;
+    for (int i = 0; i < ms->n_pat; i++) {
+        const sg_pattern_t *p = &ms->pat[i];
+        char window[48];
+        snprintf(window, sizeof window, "%s%s%s", pam5 ? pam5 : "", ms->motif[p->motif].seq, pam3 ? pam3 : "");
+        char *w = p->strand == '-' ? brute_revcomp(window) : strdup(window);
+        bp[i].len = p->len;
+        memcpy(bp[i].letter, w, (size_t)p->len + 1);
+        for (int k = 0; k < p->len; k++) bp[i].pam[k] = p->pam ? p->pam[k] : 0;
+        free(w);
+    }
+    size_t total = n + ms->max_len + 8;
+    char *raw = sg_malloc(total + 1);
+    random_text(raw, (int)total);
+    for (size_t s = 0; s + 40 < n; s += 13 + unit_below(60)) {
+        /* a planted site: a pattern's letters, a base dropped or two added */
+        const brute_pat_t *b = &bp[unit_below((int)ms->n_pat)];
+        size_t o = s;
+        int cut = (int)unit_below((int)b->len), kind = (int)unit_below(3);
+        for (int k = 0; k < b->len && o < total; k++) {
+            if (kind == 1 && k == cut) raw[o++] = "ACGT"[unit_below(4)];
+            if (kind == 2 && k == cut) continue;
+            raw[o++] = brute_bases(b->letter[k])[unit_below((int)strlen(brute_bases(b->letter[k])))];
+        }
+    }
+    for (size_t s = unit_below(200); s < total; s += 100 + unit_below(400)) raw[s] = SG_SEP;
+    raw[total] = 0;
+    bc->raw = raw;
+    bc->n = n;
+    bc->total = total;
+    bc->side = side;
+    bc->len = len;
+    bc->skip = skip;
+    /* the brute force over small texts only (larger ones are compared with the cpu backend) */
+    if (n <= 1u << 16) brute_hits(&bc->ms, bc->bp, raw, n, total, skip, &bc->want);
+}
+
+static void case_free(bulge_case_t *k)
+{
+    free(k->raw);
+    sg_hits_free(&k->want);
+    sg_motif_set_free(&k->ms);
+}
+
+static int same_hits(const sg_hits_t *a, const sg_hits_t *b)
+{
+    return a->n == b->n && (!a->n || !memcmp(a->a, b->a, a->n * sizeof *a->a));
+}
+
+/* sg_mm_scan with bulges at every instruction set, against the brute force */
 static void test_kernel(void)
 {
     static const char *const simd[] = {"none", "avx2", "avx512"};
     for (int round = 0; round < 36; round++) {
-        sg_motif_set_t ms = {0};
-        char err[256];
-        int side = round % 3, len = 8 + (int)unit_below(14), skip = round % 5 == 4;
-        const char *pam5 = side == 1 ? "TTV" : NULL, *pam3 = side == 2 ? "NGG" : NULL;
-        CHECK(sg_motif_set_window(&ms, pam5, pam3, (int)unit_below(3), err, sizeof err) == 0, "%s", err);
-        char guides[6][40];
-        int n_guides = 1 + (int)unit_below(5);
-        for (int g = 0; g < n_guides; g++) {
-            for (int k = 0; k < len; k++) guides[g][k] = "ACGTACGTACGTRN"[unit_below(14)];
-            guides[g][len] = 0;
-            CHECK(sg_motif_add(&ms, NULL, guides[g], err, sizeof err) == 0, "%s", err);
-        }
-        CHECK(sg_motif_set_bulges(&ms, (int)unit_below(3), 1 + (int)unit_below(2), err, sizeof err) == 0, "%s", err);
-        sg_motif_compile(&ms, SG_STRAND_BOTH);
-        /* the brute force's own view of each pattern: the motif's letters, reverse complemented on '-' */
-        brute_pat_t bp[12];
-        for (int i = 0; i < ms.n_pat; i++) {
-            const sg_pattern_t *p = &ms.pat[i];
-            char window[48];
-            snprintf(window, sizeof window, "%s%s%s", pam5 ? pam5 : "", ms.motif[p->motif].seq, pam3 ? pam3 : "");
-            char *w = p->strand == '-' ? brute_revcomp(window) : strdup(window);
-            bp[i].len = p->len;
-            memcpy(bp[i].letter, w, (size_t)p->len + 1);
-            for (int k = 0; k < p->len; k++) bp[i].pam[k] = p->pam ? p->pam[k] : 0;
-            free(w);
-        }
-        size_t n = 300 + unit_below(2000), total = n + ms.max_len + 8;
-        char *raw = sg_malloc(total + 1);
-        random_text(raw, (int)total);
-        for (size_t s = 0; s + 40 < n; s += 13 + unit_below(60)) {
-            /* a planted site: a pattern's letters, a base dropped or two added */
-            const brute_pat_t *b = &bp[unit_below((int)ms.n_pat)];
-            size_t o = s;
-            int cut = (int)unit_below((int)b->len), kind = (int)unit_below(3);
-            for (int k = 0; k < b->len && o < total; k++) {
-                if (kind == 1 && k == cut) raw[o++] = "ACGT"[unit_below(4)];
-                if (kind == 2 && k == cut) continue;
-                raw[o++] = brute_bases(b->letter[k])[unit_below((int)strlen(brute_bases(b->letter[k])))];
-            }
-        }
-        for (size_t s = unit_below(200); s < total; s += 100 + unit_below(400)) raw[s] = SG_SEP;
-        raw[total] = 0;
-        sg_hits_t want = {0};
-        brute_hits(&ms, bp, raw, n, total, skip, &want);
-        uint8_t *enc = sg_malloc(total + SG_ENC_PAD + 64);
-        sg_encode(skip, raw, total, enc);
-        memset(enc + total, SG_ENC_INVALID, SG_ENC_PAD + 64);
-        int *ids = sg_malloc((size_t)ms.n_pat * sizeof *ids);
-        for (int i = 0; i < ms.n_pat; i++) ids[i] = i;
+        bulge_case_t k;
+        case_make(&k, round, 300 + unit_below(2000));
+        uint8_t *enc = sg_malloc(k.total + SG_ENC_PAD + 64);
+        sg_encode(k.skip, k.raw, k.total, enc);
+        memset(enc + k.total, SG_ENC_INVALID, SG_ENC_PAD + 64);
+        int *ids = sg_malloc((size_t)k.ms.n_pat * sizeof *ids);
+        for (int i = 0; i < k.ms.n_pat; i++) ids[i] = i;
         for (int l = 0; l < 3; l++) {
             setenv("SEQGPU_CPU_SIMD", simd[l], 1);
-            sg_mm_t *mm = sg_mm_build(ms.pat, ids, ms.n_pat);
+            sg_mm_t *mm = sg_mm_build(k.ms.pat, ids, k.ms.n_pat);
             sg_hits_t got = {0};
-            sg_mm_scan(mm, enc, raw, total, n, 0, &got);
+            sg_mm_scan(mm, enc, k.raw, k.total, k.n, 0, &got);
             sg_hits_sort(&got);
-            int same = got.n == want.n && !memcmp(got.a, want.a, got.n * sizeof *got.a);
-            CHECK(same, "round %d (%s, PAM side %d, len %d): %zu hits, brute %zu", round, simd[l], side, len, got.n, want.n);
+            CHECK(same_hits(&got, &k.want), "round %d (%s, PAM side %d, len %d): %zu hits, brute %zu", round, simd[l],
+                  k.side, k.len, got.n, k.want.n);
             sg_hits_free(&got);
             sg_mm_free(mm);
         }
         unsetenv("SEQGPU_CPU_SIMD");
-        CHECK(want.n > 0 || round % 6, "round %d: no site at all", round);
+        CHECK(k.want.n > 0 || round % 6, "round %d: no site at all", round);
         free(ids);
         free(enc);
-        free(raw);
-        sg_hits_free(&want);
-        sg_motif_set_free(&ms);
+        case_free(&k);
     }
 }
+
+#if defined(SG_HAVE_CUDA) || defined(SG_HAVE_OPENCL)
+/* The case as one chunk: its text, the first n bases owned. */
+static sg_chunk_t *case_chunk(const bulge_case_t *k)
+{
+    sg_chunk_t *c = sg_chunk_new(k->total + 1);
+    memcpy(c->seq, k->raw, k->total);
+    c->len = k->n;
+    c->ov = k->total - k->n;
+    return c;
+}
+
+static sg_backend_t *open_backend(sg_backend_ctor ctor, const bulge_case_t *k)
+{
+    char err[1024] = "";
+    sg_backend_opts_t o = {.motifs = &k->ms, .skip_masked = k->skip, .kernel = "auto", .n_threads = 1, .input_bases = -1};
+    sg_backend_t *be = NULL;
+    int r = ctor(&o, &be, err, sizeof err);
+    CHECK(r == 0, "the backend does not start: %s", err);
+    return r == 0 ? be : NULL;
+}
+
+static void scan_chunk(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *out)
+{
+    CHECK(be->scan(be, c, out) == 0, "%s: the scan failed", be->name);
+    sg_hits_sort(out);
+}
+
+/* A GPU backend's bulge sites, chunk by chunk, against the brute force's
+ * (the cases of test_kernel), and over big chunks of 2.5 Mb against the cpu
+ * backend's (cuda: device windows of 1 Mb, with SEQGPU_CUDA_MEM_LIMIT, so
+ * that sites lie across their seams) */
+static void device_rounds(sg_backend_ctor ctor, int rounds, int big)
+{
+    for (int round = 0; round < rounds; round++) {
+        bulge_case_t k;
+        case_make(&k, round, 300 + unit_below(4000));
+        sg_backend_t *be = open_backend(ctor, &k);
+        if (be) {
+            sg_chunk_t *c = case_chunk(&k);
+            sg_hits_t got = {0};
+            scan_chunk(be, c, &got);
+            CHECK(same_hits(&got, &k.want), "round %d (%s, PAM side %d, len %d): %zu hits, brute %zu", round, be->name,
+                  k.side, k.len, got.n, k.want.n);
+            sg_hits_free(&got);
+            sg_chunk_free(c);
+            be->free(be);
+        }
+        case_free(&k);
+    }
+    setenv("SEQGPU_CUDA_MEM_LIMIT", "8M", 1);
+    for (int round = 0; round < big; round++) {
+        bulge_case_t k;
+        case_make(&k, round, (size_t)5 << 19); /* 2.5 Mb: windows end at 1 Mb and 2 Mb */
+        sg_backend_t *be = open_backend(ctor, &k), *cpu = open_backend(sg_backend_cpu, &k);
+        if (be && cpu) {
+            sg_chunk_t *c = case_chunk(&k);
+            sg_hits_t got = {0}, want = {0};
+            scan_chunk(be, c, &got);
+            scan_chunk(cpu, c, &want);
+            CHECK(same_hits(&got, &want) && want.n, "big round %d (%s, PAM side %d): %zu hits, cpu %zu", round,
+                  be->name, k.side, got.n, want.n);
+            sg_hits_free(&got);
+            sg_hits_free(&want);
+            sg_chunk_free(c);
+        }
+        if (be) be->free(be);
+        if (cpu) cpu->free(cpu);
+        case_free(&k);
+    }
+    unsetenv("SEQGPU_CUDA_MEM_LIMIT");
+}
+#endif
+
+#ifdef SG_HAVE_CUDA
+static void test_cuda(void) { device_rounds(sg_backend_cuda, 24, 3); }
+#endif
+#ifdef SG_HAVE_OPENCL
+static void test_opencl(void) { device_rounds(sg_backend_opencl, 12, 0); }
+
+/* Why the OpenCL backend cannot start here, or NULL. */
+static const char *opencl_absent(void)
+{
+    static char why[512];
+    sg_motif_set_t ms = {0};
+    char err[256];
+    sg_backend_t *be = NULL;
+    if (sg_motif_add(&ms, NULL, "ACGT", err, sizeof err) < 0) return "no motif";
+    sg_motif_compile(&ms, SG_STRAND_BOTH);
+    sg_backend_opts_t o = {.motifs = &ms, .kernel = "auto", .n_threads = 1, .input_bases = -1};
+    int r = sg_backend_opencl(&o, &be, why, sizeof why);
+    if (r == 0) be->free(be);
+    sg_motif_set_free(&ms);
+    return r == 0 ? NULL : why;
+}
+#endif
 
 int main(void)
 {
@@ -345,5 +484,19 @@ int main(void)
     RUN(test_rows);
     RUN(test_aligner);
     RUN(test_kernel);
+#ifdef SG_HAVE_CUDA
+    unit_needs("cuda", unit_cuda_absent());
+    RUN(test_cuda);
+#else
+    unit_needs("cuda", "this build has no CUDA");
+    NOT_RUN(test_cuda);
+#endif
+#ifdef SG_HAVE_OPENCL
+    unit_needs("opencl", opencl_absent());
+    RUN(test_opencl);
+#else
+    unit_needs("opencl", "this build has no OpenCL");
+    NOT_RUN(test_opencl);
+#endif
     return UNIT_SUMMARY();
 }

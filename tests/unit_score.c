@@ -23,7 +23,7 @@ static void test_cfd_crispor(void)
     CHECK(near(cfd23("GGGGGGGGGGGGGGGGGGGGGGG", "aaaaGaGaGGGGGGGGGGGGGGG"), 0.5140384614450001), "lower case");
     CHECK(near(cfd23("ATGGTCGGACTCCCTGCCAGAGG", "ATGGTGGGACTCCCTGCCAGAGG"), 0.5), "one mismatch");
     CHECK(near(cfd23("ATGGTCGGACTCCCTGCCAGAGG", "ATGATCCAAATCCCTGCCAGAGG"), 0.53625000020625), "four mismatches");
-    CHECK(near(cfd23("ATGTGGAGATTGCCACCTACCGG", "ATCTGGAGATTGCCACCTACAGG"), 0.384615385), "a mismatch and NAG");
+    CHECK(near(cfd23("ATGTGGAGATTGCCACCTACCGG", "ATCTGGAGATTGCCACCTACAGG"), 0.384615385), "a mismatch, and one at the PAM's N (AGG)");
     /* the PAM table: NGG 1, NAG 0.259259259, NGA 0.069444444, NTG 0.038961039, NCC 0 */
     CHECK(near(sg_cfd("ACGTACGTACGTACGTACGT", "ACGTACGTACGTACGTACGT", 20, "AG"), 0.259259259), "NAG");
     CHECK(near(sg_cfd("ACGTACGTACGTACGTACGT", "ACGTACGTACGTACGTACGT", 20, "GA"), 0.069444444), "NGA");
@@ -80,25 +80,53 @@ static void test_specificity(void)
 
 static void test_tally(void)
 {
-    /* chunk 1: a 1-mismatch NGG site, a bulge site; chunk 2: the first perfect site (the
-     * on-target), an NAG site of MIT 50 (weight 0.2) and one of MIT 0.5 (dropped), a 5-mismatch
-     * NTG site (not counted); chunk 3: a second perfect site, an off-target */
+    /* chunk 1: a 1-mismatch NGG site, a bulge site, a perfect site next to TT (which CRISPOR
+     * never finds: no on-target, not counted); chunk 2: the first perfect site it finds (the
+     * on-target), an NAG site of MIT 50 (weight 0.2), one of MIT 0.5 and one of MIT 1 (dropped:
+     * CRISPOR keeps an alternative PAM's hit above 1), a 5-mismatch NTG site (not counted);
+     * chunk 3: a second perfect site, an off-target */
     sg_guide_tally_t run, c[3];
     memset(&run, 0, sizeof run);
     memset(c, 0, sizeof c);
     sg_tally_site(&c[0], SG_BULGE_X, 1, 41.7, 0.6, "GG");
     sg_tally_site(&c[0], SG_BULGE_RNA, 0, -1, 0.2, "GG");
+    sg_tally_site(&c[0], SG_BULGE_X, 0, 100, 0, "TT");
     sg_tally_site(&c[1], SG_BULGE_X, 0, 100, 1, "GG");
     sg_tally_site(&c[1], SG_BULGE_X, 2, 50, 0.1, "AG");
     sg_tally_site(&c[1], SG_BULGE_X, 3, 0.5, 0.05, "GA");
+    sg_tally_site(&c[1], SG_BULGE_X, 4, 1.0, 0.02, "AG");
     sg_tally_site(&c[1], SG_BULGE_X, 5, 20, 0.01, "TG");
     sg_tally_site(&c[2], SG_BULGE_X, 0, 100, 0.3, "AG");
     for (int i = 0; i < 3; i++) sg_tally_merge(&run, &c[i]);
-    CHECK(run.sites[SG_BULGE_X][0] == 2 && run.sites[SG_BULGE_X][1] == 1 && run.sites[SG_BULGE_RNA][0] == 1 &&
-              run.sites[SG_BULGE_X][5] == 1, "sites by type and mismatches");
+    CHECK(run.sites[SG_BULGE_X][0] == 3 && run.sites[SG_BULGE_X][1] == 1 && run.sites[SG_BULGE_RNA][0] == 1 &&
+              run.sites[SG_BULGE_X][4] == 1 && run.sites[SG_BULGE_X][5] == 1, "sites by type and mismatches");
     CHECK(run.counted == 3, "counted %llu", (unsigned long long)run.counted);
     CHECK(near(run.mit_sum, 41.7 + 0.2 * 50 + 0.2 * 100), "MIT sum %f", run.mit_sum);
     CHECK(near(run.cfd_sum, 0.6 + 0.1 + 0.3), "CFD sum %f", run.cfd_sum);
+    for (int i = 0; i < 3; i++) sg_tally_free(&c[i]);
+}
+
+/* the sums are the sites' scores added in output order, wherever the chunks end
+ * (0.1 + (0.2 + 0.3) is not (0.1 + 0.2) + 0.3 in double precision) */
+static void test_tally_order(void)
+{
+    static const double mit[] = {0.1, 0.2, 0.3, 7.7, 0.01, 33.3};
+    const int n = (int)(sizeof mit / sizeof *mit);
+    double want = 0;
+    for (int i = 0; i < n; i++) want += mit[i];
+    for (int cut = 0; cut <= n; cut++)
+        for (int cut2 = cut; cut2 <= n; cut2++) {
+            sg_guide_tally_t run, c[3];
+            memset(&run, 0, sizeof run);
+            memset(c, 0, sizeof c);
+            for (int i = 0; i < n; i++) sg_tally_site(&c[i < cut ? 0 : i < cut2 ? 1 : 2], SG_BULGE_X, 1, mit[i], mit[i], "GG");
+            for (int k = 0; k < 3; k++) {
+                sg_tally_merge(&run, &c[k]);
+                sg_tally_free(&c[k]);
+            }
+            CHECK(!memcmp(&run.mit_sum, &want, sizeof want) && !memcmp(&run.cfd_sum, &want, sizeof want),
+                  "chunks cut at %d and %d: %.17g and %.17g, in order %.17g", cut, cut2, run.mit_sum, run.cfd_sum, want);
+        }
 }
 
 static void test_applies(void)
@@ -132,6 +160,7 @@ int main(void)
     RUN(test_mit);
     RUN(test_specificity);
     RUN(test_tally);
+    RUN(test_tally_order);
     RUN(test_applies);
     return UNIT_SUMMARY();
 }
