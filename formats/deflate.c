@@ -415,12 +415,15 @@ static uint64_t find_stored_end(const uint8_t *d, size_t n, uint64_t from, uint6
 
 uint64_t sg_dfl_find(const uint8_t *d, size_t n, uint64_t from, uint64_t to)
 {
+    /* the trial tables are the thread's own, never the heap's: a file cut
+     * while it is mapped leaves this function by the SIGBUS guard's jump
+     * (mapguard.h), and memory taken here would be lost */
+    static _Thread_local uint32_t tables[LSIZE + DSIZE];
     pthread_once(&tables_once, make_tables);
-    uint32_t *lt = sg_malloc((LSIZE + DSIZE) * sizeof *lt), *dt = lt + LSIZE;
+    uint32_t *lt = tables, *dt = tables + LSIZE;
     if (to > (uint64_t)n * 8) to = (uint64_t)n * 8;
     uint64_t best = from < to ? find_dynamic(d, n, from, to, lt, dt) : SG_DFL_NONE;
     uint64_t s = find_stored_end(d, n, from, best < to ? best : to, lt, dt);
-    free(lt);
     return s < best ? s : best;
 }
 
