@@ -56,12 +56,26 @@ SG_CPPFLAGS  += -DSG_HAVE_OPENCL
 SG_LIBS      += $(or $(shell pkg-config --libs OpenCL 2>/dev/null),-lOpenCL)
 endif
 
+# ISA-L (libisal, pkg-config or its header): plain gzip inflated on all
+# cores (formats/pgzip.c). Without it (ISAL=0, or not found) plain gzip is
+# inflated on one thread, as zlib does.
+ifndef ISAL
+ISAL := $(shell { pkg-config --exists libisal || printf '\043include <isa-l/igzip_lib.h>\n' | $(CC) $(CPPFLAGS) -E -x c - ; } >/dev/null 2>&1 && echo 1 || echo 0)
+ifeq ($(ISAL),0)
+$(warning seqgpu: ISA-L not found (Debian libisal-dev, conda isa-l): plain gzip will be inflated on one thread)
+endif
+endif
+ifeq ($(ISAL),1)
+SG_CPPFLAGS += -DSG_HAVE_ISAL $(shell pkg-config --cflags libisal 2>/dev/null)
+SG_LIBS     += $(or $(shell pkg-config --libs libisal 2>/dev/null),-lisal)
+endif
+
 # shared by both commands; find's; scc's (the file names say which)
 SHARED_SRC := src/log.c src/progress.c src/cli.c src/pipeline.c src/chunk.c src/input.c src/backend.c \
-              formats/seqio.c formats/outfile.c formats/json.c formats/svg.c \
-              formats/multiqc.c
+              formats/seqio.c formats/mapguard.c formats/deflate.c formats/pgzip.c formats/twobit.c formats/outfile.c \
+              formats/json.c formats/svg.c formats/multiqc.c
 FIND_SRC   := src/find_motif.c src/find_casoff.c src/find_hits.c src/find_scan.c src/find_kernels.c src/find_mismatch.c \
-              src/find_cpu.c src/find_part.c formats/output.c formats/fai.c
+              src/find_align.c src/find_score.c src/find_cpu.c src/find_part.c formats/output.c formats/fai.c
 SCC_SRC    := src/scc_coverage.c src/scc_counts.c src/scc_dbg.c src/scc_graph.c src/scc_tarjan.c src/scc_repeats.c src/scc_pictures.c \
               formats/gfa.c formats/counts.c src/scc_readset.c src/scc_minimizer.c src/scc_overlap.c src/scc_period.c formats/paf.c
 CORE_SRC := $(SHARED_SRC) $(FIND_SRC) $(SCC_SRC) $(CUDA_C_SRC) $(OPENCL_C_SRC)
@@ -123,6 +137,12 @@ $(BUILD)/bench/cuda_start: bench/cuda_start.c
 $(BUILD)/bench/cub_%: bench/cub_%.cu bench/cub_bench.h $(BUILD)/libseqgpu.a
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -std=c++17 $(NVCC_ARCH) -o $@ $< $(BUILD)/libseqgpu.a $(HTS_LIBS) -lz -lpthread -lm
+
+# the inflate engines side by side (bench/input_bench.sh): needs ISA-L and libdeflate
+$(BUILD)/bench/inflate_bench: bench/inflate_bench.c $(BUILD)/libseqgpu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libseqgpu.a $(SG_LIBS) \
+	    $(or $(shell pkg-config --libs libdeflate 2>/dev/null),-ldeflate)
 
 $(BUILD)/bench/%: bench/%.c bench/rng.h src/dna.h
 	@mkdir -p $(dir $@)
@@ -189,11 +209,12 @@ bench: all $(BUILD)/bench/gen_genome $(BUILD)/bench/sim_reads $(BUILD)/bench/gen
 	@sh bench/scc_bench.sh
 
 # libFuzzer harnesses (clang): the reader, the motif compiler, the GFA and edge-list readers,
+# plain gzip on all cores, the .2bit reader,
 # the k-mer counts file reader, PAF.
 # New inputs go to build/fuzz/corpus_*, crashes to build/fuzz/crash-*; a crash
 # input belongs in tests/fuzz/regressions/NAME/, which fuzz-ci replays.
 FUZZ_CC      ?= clang
-FUZZERS      := reader motif gfa counts paf
+FUZZERS      := reader motif gfa counts paf gzip twobit
 FUZZ_SECONDS ?= 60
 FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(BUILD)/libseqgpu.a

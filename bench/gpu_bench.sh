@@ -101,9 +101,21 @@ EOF
             echo "# WARNING: $tag and cpu outputs differ ($case)"
     done
     case " $BACKENDS " in *" auto "*)
-        echo "# $case: fastest $best ($best_t s); auto $(eval echo \$t_auto) s = $(ratio "$(eval echo \$t_auto)" "$best_t")x the fastest" ;;
+        echo "# $case: fastest $best ($best_t s); auto $(eval echo \$t_auto) s = $(ratio "$(eval echo \$t_auto)" "$best_t")x the fastest"
+        row="$case|$(stat_cols "$BENCH_DIR/stats_find_auto_$case.json" | cut -d'|' -f4)|$t_auto"
+        for be in $BACKENDS; do [ $be = auto ] || row="$row|$(eval echo \$t_$be)"; done
+        summary="${summary:+$summary
+}$row" ;;
     esac
 done
+# auto against every backend, one row per case
+if [ -n "${summary:-}" ]; then
+    auto_header $(echo " $BACKENDS " | sed 's/ auto / /')
+    echo "$summary" | while IFS='|' read -r c choice auto rest; do
+        IFS='|'; set -- $rest; unset IFS
+        auto_row "$c" "$choice" "$auto" "$@"
+    done
+fi
 if [ "${SEQKIT:-0}" = 1 ]; then
     REPEATS=1
     set -- $(run seqkit_one seqkit locate -i --bed -j "$THREADS" -p ACGTTGCA "$genome")

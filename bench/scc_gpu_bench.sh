@@ -10,7 +10,8 @@
 #              in-degrees (bench/gen_graph.c)
 # Times are the SCC stage alone (seqgpu's --stats scc seconds; scipy's call),
 # since reading a 500 MB edge list takes longer than either; end-to-end
-# times and peak RSS are printed too. Then a kw x kv sweep on the cuda side.
+# times and peak RSS are printed too, and -b auto's end to end against both
+# backends' in a last table. Then a kw x kv sweep on the cuda side.
 #
 # Environment: GENOME (6M), NODES (10000000), THREADS (nproc), BENCH_DIR (bench/data),
 # GRAPHS ("dbg compacted powerlaw"), SWEEP ("1x1 4x2 2x1 32x1 8x4": kw x kv pairs),
@@ -62,13 +63,22 @@ for g in $names; do
     set -- $(run sccg_cuda_$g "$SEQGPU" scc -q -b cuda -t "$THREADS" --edges "$f" --stats "$d/sccg_cuda_$g.json" -p "$d/sccg_cuda_$g")
     cu_e=$1 cu_m=$2
     set -- $(scc_json "$d/sccg_cuda_$g.json"); cu_t=$1 cu_c=$4
-    cmp -s "$d/sccg_cpu_$g.components.tsv" "$d/sccg_cuda_$g.components.tsv" || echo "# WARNING: cuda and cpu components differ ($g)"
+    set -- $(run sccg_auto_$g "$SEQGPU" scc -q -b auto -t "$THREADS" --edges "$f" --stats "$d/sccg_auto_$g.json" -p "$d/sccg_auto_$g")
+    au_e=$1
+    au_why=$($PY -c "import json,sys; print(json.load(open(sys.argv[1])).get('backend_choice', '-'))" "$d/sccg_auto_$g.json")
+    summary="${summary:+$summary
+}$g|$au_why|$au_e|$cpu_e|$cu_e"
+    for b in cuda auto; do
+        cmp -s "$d/sccg_cpu_$g.components.tsv" "$d/sccg_${b}_$g.components.tsv" || echo "# WARNING: $b and cpu components differ ($g)"
+    done
     py=$($PY bench/scipy_scc.py "$f")
     printf '| %s | %s | %s | scipy connected_components | %s | | | %s | |\n' "$g" "$nv" "$ne" "${py% *}" "${py#* }"
     printf '| %s | | | seqgpu -b cpu (Tarjan) | %s | %s | %s | %s | scipy/cpu %sx |\n' "$g" "$cpu_t" "$cpu_e" "$cpu_m" "$nc" "$(ratio "${py% *}" "$cpu_t")"
     printf '| %s | | | seqgpu -b cuda | %s | %s | %s | %s | cpu/cuda %sx, scipy/cuda %sx |\n' "$g" "$cu_t" "$cu_e" "$cu_m" "$cu_c" \
         "$(ratio "$cpu_t" "$cu_t")" "$(ratio "${py% *}" "$cu_t")"
 done
+auto_header cpu cuda
+echo "$summary" | while IFS='|' read -r g why au cpu cu; do auto_row "$g (end to end)" "$why" "$au" "$cpu" "$cu"; done
 echo
 for g in $names; do
     echo "cuda stages, $g: $($PY -c "import json,sys; c=json.load(open(sys.argv[1]))['scc_cuda']; print(', '.join('%s %.4f' % kv for kv in c['seconds'].items()), '| chain vertices %d, contracted %d vertices %d edges, %d jump rounds, %d rounds, %d colorings (%d sweeps), %d search levels, %d trim steps, 2-SCC vertices %d' % (c['chain_vertices'], c['contracted_vertices'], c['contracted_edges'], c['jump_rounds'], c['rounds'], c['colorings'], c['color_sweeps'], c['bfs_levels'], c['trim_steps'], c['trimmed_2scc']))" "$d/sccg_cuda_$g.json")"

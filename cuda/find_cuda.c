@@ -42,6 +42,7 @@ typedef struct {
     sg_dmm_group_t *mm_groups;
     uint8_t *mm_pam_pos, *mm_pam_set;
     uint32_t *mm_planes, *mm_ids;
+    sg_gap_t *mm_gaps;
     uint32_t *sunday_ids, *vector_ids;
     unsigned long long *qbits;
     uint32_t *slot_key, *slot_start, *slot_n, *ent;
@@ -69,6 +70,7 @@ typedef struct {
     size_t n_pam;
     uint32_t *planes;
     size_t n_planes;
+    sg_gap_t *gaps;  /* bulges: SG_VARIANTS per group */
     uint32_t *ids;   /* patterns of windows longer than 32 */
     int n_ids;
 } mm_tables_t;
@@ -78,8 +80,9 @@ typedef struct {
     sg_plan_t plan;
     mm_tables_t mm;
     int skip_masked;
+    int bulges;              /* the set searches bulges: the text has SG_DEV_FRONT bytes in front */
     uint32_t masks_len;
-    size_t overlap;          /* longest motif - 1 */
+    size_t overlap;          /* longest site - 1 */
     int ids[SG_MAX_DEVICES], n_ids; /* the devices used: the first n_ids listed */
     int n_listed;
     size_t mem_limit;        /* SEQGPU_CUDA_MEM_LIMIT: device memory to assume free (tests) */
@@ -111,21 +114,24 @@ static int upload(void **dst, const void *src, size_t n, char *err, size_t errsz
     return 0;
 }
 
-/* The plan's mismatch index as the device's flat tables. */
-static void mm_tables(const sg_mm_t *mm, mm_tables_t *t)
+/* The plan's mismatch index as the device's flat tables: with bulges,
+ * each group's geometry and the ranks of its variants after its planes. */
+static void mm_tables(const sg_mm_t *mm, int bulges, mm_tables_t *t)
 {
     int n = sg_mm_n_groups(mm);
+    const size_t rows = bulges ? 6 + SG_VARIANTS : 7;
     sg_mm_group_view_t v;
     size_t pams = 0, planes = 0, ids = 0;
     for (int g = 0; g < n; g++) {
         sg_mm_group(mm, g, &v);
-        if (v.p32) pams += v.n_pam, planes += 7 * (size_t)v.n_pad;
+        if (v.p32) pams += v.n_pam, planes += rows * v.n_pad;
         else ids += v.n_pat;
     }
     t->groups = sg_calloc(n + 1, sizeof *t->groups);
     t->pam_pos = sg_malloc(pams + 1);
     t->pam_set = sg_malloc(pams + 1);
     t->planes = sg_malloc((planes + 1) * sizeof *t->planes);
+    t->gaps = sg_calloc(SG_VARIANTS * ((size_t)n + 1), sizeof *t->gaps);
     t->ids = sg_malloc((ids + 1) * sizeof *t->ids);
     for (int g = 0; g < n; g++) {
         sg_mm_group(mm, g, &v);
@@ -133,16 +139,23 @@ static void mm_tables(const sg_mm_t *mm, mm_tables_t *t)
             for (int i = 0; i < v.n_pat; i++) t->ids[t->n_ids++] = (uint32_t)v.pat[i];
             continue;
         }
+        uint32_t var_mask = 0;
+        for (int q = 0; q < v.n_var; q++) var_mask |= 1u << v.var[q];
+        memcpy(t->gaps + (size_t)t->n_groups * SG_VARIANTS, v.gap, SG_VARIANTS * sizeof *v.gap);
         t->groups[t->n_groups++] = (sg_dmm_group_t){(uint32_t)v.len, (uint32_t)v.n_pam, (uint32_t)t->n_pam,
-                                                     (uint32_t)v.n_pat, (uint32_t)v.n_pad, (uint32_t)t->n_planes};
+                                                     (uint32_t)v.n_pat, (uint32_t)v.n_pad, (uint32_t)t->n_planes,
+                                                     var_mask};
         for (int k = 0; k < v.n_pam; k++) {
             t->pam_pos[t->n_pam] = (uint8_t)v.pam_pos[k];
             t->pam_set[t->n_pam++] = v.pam_set[k];
         }
-        memcpy(t->planes + t->n_planes, v.p32, 5 * (size_t)v.n_pad * sizeof *v.p32);
-        memcpy(t->planes + t->n_planes + 5 * (size_t)v.n_pad, v.limit, v.n_pad * sizeof *v.limit);
-        memcpy(t->planes + t->n_planes + 6 * (size_t)v.n_pad, v.rank, v.n_pad * sizeof *v.rank);
-        t->n_planes += 7 * (size_t)v.n_pad;
+        uint32_t *pl = t->planes + t->n_planes;
+        memcpy(pl, v.p32, 5 * (size_t)v.n_pad * sizeof *v.p32);
+        memcpy(pl + 5 * (size_t)v.n_pad, v.limit, v.n_pad * sizeof *v.limit);
+        memcpy(pl + 6 * (size_t)v.n_pad, v.rank, v.n_pad * sizeof *v.rank);
+        for (size_t r = 7; r < rows; r++)
+            for (int i = 0; i < v.n_pad; i++) pl[r * v.n_pad + i] = v.vrank[(size_t)i * SG_VARIANTS + (r - 6)];
+        t->n_planes += rows * v.n_pad;
     }
 }
 
@@ -152,6 +165,7 @@ static void mm_tables_free(mm_tables_t *t)
     free(t->pam_pos);
     free(t->pam_set);
     free(t->planes);
+    free(t->gaps);
     free(t->ids);
     memset(t, 0, sizeof *t);
 }
@@ -179,6 +193,7 @@ static int upload_plan(cuda_t *st, device_t *d, char *err, size_t errsz)
     if (!r) r = upload((void **)&d->mm_pam_set, t->pam_set, t->n_pam, err, errsz);
     if (!r) r = upload((void **)&d->mm_planes, t->planes, t->n_planes * sizeof *t->planes, err, errsz);
     if (!r) r = upload((void **)&d->mm_ids, t->ids, t->n_ids * sizeof *t->ids, err, errsz);
+    if (!r && st->bulges) r = upload((void **)&d->mm_gaps, t->gaps, t->n_groups * SG_VARIANTS * sizeof *t->gaps, err, errsz);
     if (!r) r = upload((void **)&d->sunday_ids, st->plan.sunday, st->plan.n_sunday * sizeof(int), err, errsz);
     if (!r) r = upload((void **)&d->vector_ids, st->plan.vector, st->plan.n_vector * sizeof(int), err, errsz);
     if (!r && st->plan.qgram) {
@@ -197,10 +212,11 @@ static int upload_plan(cuda_t *st, device_t *d, char *err, size_t errsz)
     return r;
 }
 
-/* Device bytes for a window of n starts: its text with the overlap, padded. */
+/* Device bytes for a window of n starts: its text with the overlap, padded
+ * (and the front of a bulge search, SG_DEV_FRONT, before it). */
 static size_t window_bytes(size_t n, size_t overlap) { return (n + overlap + TILE - 1) / TILE * TILE + TILE + SG_DEV_PAD; }
 static size_t hits_for(size_t n) { return n / 64 + 4096; }
-static size_t slot_bytes(size_t n, size_t overlap) { return window_bytes(n, overlap) + hits_for(n) * 8 + 64; }
+static size_t slot_bytes(size_t n, size_t overlap) { return SG_DEV_FRONT + window_bytes(n, overlap) + hits_for(n) * 8 + 64; }
 
 static int grow_hits(slot_t *s, size_t n, char *err, size_t errsz)
 {
@@ -219,7 +235,7 @@ static int slot_init(cuda_t *st, slot_t *s, device_t *d, char *err, size_t errsz
     for (int i = 0; i < 4; i++) CK(cudaEventCreate(&s->ev[i]), "cudaEventCreate");
     CK(cudaMalloc((void **)&s->count, sizeof *s->count), "cudaMalloc (counter)");
     CK(cudaHostAlloc((void **)&s->h_count, sizeof *s->h_count, cudaHostAllocPortable), "cudaHostAlloc (counter)");
-    s->cap = window_bytes(st->window, st->overlap);
+    s->cap = SG_DEV_FRONT + window_bytes(st->window, st->overlap);
     CK(cudaHostAlloc((void **)&s->pinned, s->cap, cudaHostAllocPortable), "cudaHostAlloc (text staging)");
     CK(cudaMalloc((void **)&s->text, s->cap), "cudaMalloc (text)");
     return grow_hits(s, hits_for(st->window), err, errsz);
@@ -243,7 +259,7 @@ static void device_free(device_t *d)
 {
     cudaSetDevice(d->local);
     void *p[] = {d->masks, d->pam, d->pats, d->sunday_ids, d->vector_ids, d->qbits, d->slot_key, d->slot_start,
-                 d->slot_n, d->ent, d->mm_groups, d->mm_pam_pos, d->mm_pam_set, d->mm_planes, d->mm_ids};
+                 d->slot_n, d->ent, d->mm_groups, d->mm_pam_pos, d->mm_pam_set, d->mm_planes, d->mm_ids, d->mm_gaps};
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) cudaFree(p[i]);
 }
 
@@ -319,17 +335,21 @@ static int scan_window(cuda_t *st, slot_t *s, const sg_chunk_t *c, size_t a, siz
     device_t *d = s->dev;
     size_t text = c->len + c->ov - a;
     if (text > n + st->overlap) text = n + st->overlap;
-    size_t bytes = window_bytes(n, st->overlap);
-    memcpy(s->pinned, c->seq + a, text);
-    memset(s->pinned + text, SG_SEP, bytes - text);
+    /* a bulge search sees separators in front, where anchors before the window's first base lie */
+    const size_t front = st->bulges ? SG_DEV_FRONT : 0, bytes = front + window_bytes(n, st->overlap);
+    memset(s->pinned, SG_SEP, front);
+    memcpy(s->pinned + front, c->seq + a, text);
+    memset(s->pinned + front + text, SG_SEP, bytes - front - text);
     sg_dscan_t k = {
-        .text = s->text, .n_start = n, .skip_masked = st->skip_masked,
+        .text = s->text + front, .n_start = n, .skip_masked = st->skip_masked,
         .masks = d->masks, .pats = d->pats, .masks_len = st->masks_len,
         .sunday_ids = d->sunday_ids, .n_sunday = st->plan.n_sunday,
         .vector_ids = d->vector_ids, .n_vector = st->plan.n_vector,
         .mm_groups = d->mm_groups, .n_mm_groups = st->mm.n_groups,
         .mm_pam_pos = d->mm_pam_pos, .mm_pam_set = d->mm_pam_set, .mm_planes = d->mm_planes,
-        .pam = d->pam, .mm_ids = d->mm_ids, .n_mm_ids = st->mm.n_ids, .n_text = bytes,
+        .pam = d->pam, .mm_ids = d->mm_ids, .n_mm_ids = st->mm.n_ids, .n_text = bytes - front,
+        .bulges = st->bulges, .mm_gaps = d->mm_gaps, .btext = s->text, .n_btext = bytes,
+        .n_anchor = front + n + SG_MAX_BULGE, .own_lo = front, .own_hi = front + n,
     };
     if (st->plan.qgram) {
         sg_qgram_view_t v;
@@ -525,11 +545,12 @@ int sg_backend_cuda(const sg_backend_opts_t *o, sg_backend_t **out, char *err, s
     cuda_t *st = sg_calloc(1, sizeof *st);
     st->ms = o->motifs;
     st->skip_masked = o->skip_masked;
+    st->bulges = o->motifs->dna_bulge || o->motifs->rna_bulge;
     st->overlap = o->motifs->max_len ? o->motifs->max_len - 1 : 0;
     for (int i = 0; i < o->motifs->n_pat; i++) st->masks_len += o->motifs->pat[i].len;
     int r = check_devices(st, o, err, errsz);
     if (r == 0) r = sg_plan_make(o->motifs, o->kernel ? o->kernel : "auto", VECTOR_MAX, &st->plan, err, errsz);
-    if (r == 0 && st->plan.mm) mm_tables(st->plan.mm, &st->mm);
+    if (r == 0 && st->plan.mm) mm_tables(st->plan.mm, st->bulges, &st->mm);
     if (r == 0 && o->fallback) r = sg_backend_cpu(o, &st->fallback, err, errsz);
     if (r < 0) {
         if (st->fallback) st->fallback->free(st->fallback);

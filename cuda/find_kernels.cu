@@ -204,10 +204,93 @@ constexpr int kMMTile = 32 * kThreads;         // starts per tile
 constexpr int kMMPlaneWords = kMMTile / 32 + 2; // the tile, the 32 bases a window reaches past it, and one for the funnel
 constexpr int kMMCap = 2048;                   // windows listed at once
 
-// 32 bits of a shared bitmap from bit 32 * word + off on (off < 32)
+// 32 bits of a shared bitmap from bit 32 * word + off on
 __device__ __forceinline__ uint32_t plane_bits(const uint32_t *p, int word, uint32_t off)
 {
     return __funnelshift_r(p[word + (off >> 5)], p[word + (off >> 5) + 1], off & 31);
+}
+
+// The base bitmaps (A, C, G, T, and separators: '\n' and every byte outside
+// [0, n_text)) of W words of text from position first on, a warp per word.
+template <int W>
+__device__ __forceinline__ void load_planes(const uint8_t *text, uint64_t n_text, int64_t first, uint32_t fold,
+                                            uint32_t (&plane)[5][W])
+{
+    const int lane = threadIdx.x & 31;
+    for (int wd = threadIdx.x >> 5; wd < W; wd += blockDim.x >> 5) {
+        const int64_t i = first + 32ll * wd + lane;
+        const uint32_t b = i >= 0 && (uint64_t)i < n_text ? text[i] : '\n', c = base_class(b, fold);
+        const uint32_t bA = __ballot_sync(0xffffffffu, c & 1), bC = __ballot_sync(0xffffffffu, c & 2);
+        const uint32_t bG = __ballot_sync(0xffffffffu, c & 4), bT = __ballot_sync(0xffffffffu, c & 8);
+        const uint32_t bS = __ballot_sync(0xffffffffu, b == '\n');
+        if (lane == 0) {
+            plane[0][wd] = bA;
+            plane[1][wd] = bC;
+            plane[2][wd] = bG;
+            plane[3][wd] = bT;
+            plane[4][wd] = bS;
+        }
+    }
+}
+
+// The starts among the 32 of word wd (bits `live`) where the group's PAM is;
+// the base bitmaps are stride words apart from plane on.
+__device__ __forceinline__ uint32_t pam_pass(const sg_dscan_t &a, const sg_dmm_group_t &G, const uint32_t *plane,
+                                             int stride, int wd, uint32_t live)
+{
+    for (uint32_t k = 0; k < G.n_pam && live; k++) {
+        const uint32_t pos = a.mm_pam_pos[G.pam_off + k], set = a.mm_pam_set[G.pam_off + k];
+        uint32_t in = 0;
+#pragma unroll
+        for (int b = 0; b < 4; b++)
+            if (set >> b & 1) in |= plane_bits(plane + b * stride, wd, pos);
+        live &= in;
+    }
+    return live;
+}
+
+// Where a thread's cnt entries go in the block's list: an exclusive prefix
+// sum over the block (every thread calls it); the block's total to *total.
+__device__ __forceinline__ uint32_t block_first(uint32_t cnt, uint32_t *warp_sum, uint32_t *total)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, n_warps = blockDim.x >> 5;
+    uint32_t incl = cnt;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const uint32_t y = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= d) incl += y;
+    }
+    if (lane == 31) warp_sum[warp] = incl;
+    __syncthreads();
+    if (warp == 0) {
+        uint32_t v = lane < n_warps ? warp_sum[lane] : 0, x = v;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const uint32_t y = __shfl_up_sync(0xffffffffu, x, d);
+            if (lane >= d) x += y;
+        }
+        if (lane < n_warps) warp_sum[lane] = x - v;
+        if (lane == n_warps - 1) warp_sum[kThreads / 32] = x;
+    }
+    __syncthreads();
+    *total = warp_sum[kThreads / 32];
+    return warp_sum[warp] + incl - cnt;
+}
+
+// This thread's list entries first .. first + cnt - 1 (one per bit of pass)
+// that fall in the round of kCap from r0 on: put(entry in the round, bit).
+template <uint32_t kCap, typename Put>
+__device__ __forceinline__ void list_round(uint32_t pass, uint32_t first, uint32_t cnt, uint32_t r0, Put put)
+{
+    if (!cnt || first >= r0 + kCap || first + cnt <= r0) return;
+    uint32_t idx = first;
+    for (uint32_t b = pass; b; b &= b - 1, idx++)
+        if (idx >= r0 && idx < r0 + kCap) put(idx - r0, (uint32_t)__ffs(b) - 1);
+}
+
+__device__ __forceinline__ uint32_t mismatches(uint4 w, uint32_t gA, uint32_t gC, uint32_t gG, uint32_t gT, uint32_t C)
+{
+    return C & ~((w.x & gA) | (w.y & gC) | (w.z & gG) | (w.w & gT));
 }
 
 __global__ void __launch_bounds__(kThreads) k_mm32(const sg_dscan_t a)
@@ -217,24 +300,10 @@ __global__ void __launch_bounds__(kThreads) k_mm32(const sg_dscan_t a)
     __shared__ uint4 cand_w[kMMCap];
     __shared__ uint32_t warp_sum[kThreads / 32 + 1];
     const uint32_t fold = a.skip_masked ? 0xff : 0xdf;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, n_warps = blockDim.x >> 5;
     const uint64_t n_tiles = (a.n_start + kMMTile - 1) / kMMTile;
     for (uint64_t tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
         const uint64_t t0 = tile * kMMTile;
-        for (int wd = warp; wd < kMMPlaneWords; wd += n_warps) {
-            const uint64_t i = t0 + 32ull * wd + lane;
-            const uint32_t b = i < a.n_text ? a.text[i] : '\n', c = base_class(b, fold);
-            const uint32_t bA = __ballot_sync(0xffffffffu, c & 1), bC = __ballot_sync(0xffffffffu, c & 2);
-            const uint32_t bG = __ballot_sync(0xffffffffu, c & 4), bT = __ballot_sync(0xffffffffu, c & 8);
-            const uint32_t bS = __ballot_sync(0xffffffffu, b == '\n');
-            if (lane == 0) {
-                plane[0][wd] = bA;
-                plane[1][wd] = bC;
-                plane[2][wd] = bG;
-                plane[3][wd] = bT;
-                plane[4][wd] = bS;
-            }
-        }
+        load_planes(a.text, a.n_text, (int64_t)t0, fold, plane);
         __syncthreads();
         const int wd = threadIdx.x;
         const uint64_t s0 = t0 + 32ull * wd;
@@ -242,56 +311,26 @@ __global__ void __launch_bounds__(kThreads) k_mm32(const sg_dscan_t a)
             const sg_dmm_group_t G = a.mm_groups[g];
             uint32_t pass = 0;
             if (s0 < a.n_start) {
-                pass = a.n_start - s0 >= 32 ? ~0u : (1u << (a.n_start - s0)) - 1;
-                for (uint32_t k = 0; k < G.n_pam && pass; k++) {
-                    const uint32_t pos = a.mm_pam_pos[G.pam_off + k], set = a.mm_pam_set[G.pam_off + k];
-                    uint32_t in = 0;
-#pragma unroll
-                    for (int b = 0; b < 4; b++)
-                        if (set >> b & 1) in |= plane_bits(plane[b], wd, pos);
-                    pass &= in;
-                }
+                pass = pam_pass(a, G, &plane[0][0], kMMPlaneWords, wd,
+                                a.n_start - s0 >= 32 ? ~0u : (1u << (a.n_start - s0)) - 1);
                 const uint32_t span = G.len >= 32 ? ~0u : (1u << G.len) - 1;
                 for (uint32_t b = pass; b; b &= b - 1) { // no window spans a separator
                     const uint32_t k = __ffs(b) - 1;
                     if (plane_bits(plane[4], wd, k) & span) pass &= ~(1u << k);
                 }
             }
-            // where this thread's windows go in the block's list: an exclusive prefix sum
+            // where this thread's windows go in the block's list
             const uint32_t cnt = __popc(pass);
-            uint32_t incl = cnt;
-#pragma unroll
-            for (int d = 1; d < 32; d <<= 1) {
-                const uint32_t y = __shfl_up_sync(0xffffffffu, incl, d);
-                if (lane >= d) incl += y;
-            }
-            if (lane == 31) warp_sum[warp] = incl;
-            __syncthreads();
-            if (warp == 0) {
-                uint32_t v = lane < n_warps ? warp_sum[lane] : 0, x = v;
-#pragma unroll
-                for (int d = 1; d < 32; d <<= 1) {
-                    const uint32_t y = __shfl_up_sync(0xffffffffu, x, d);
-                    if (lane >= d) x += y;
-                }
-                if (lane < n_warps) warp_sum[lane] = x - v;
-                if (lane == n_warps - 1) warp_sum[kThreads / 32] = x;
-            }
-            __syncthreads();
-            const uint32_t first = warp_sum[warp] + incl - cnt, total = warp_sum[kThreads / 32];
+            uint32_t total;
+            const uint32_t first = block_first(cnt, warp_sum, &total);
             const uint32_t keep = G.len >= 32 ? ~0u : (1u << G.len) - 1;
             const uint32_t *pl = a.mm_planes + G.plane_off;
             for (uint32_t r0 = 0; r0 < total; r0 += kMMCap) {
-                if (cnt && first < r0 + kMMCap && first + cnt > r0) {
-                    uint32_t idx = first;
-                    for (uint32_t b = pass; b; b &= b - 1, idx++) {
-                        if (idx < r0 || idx >= r0 + kMMCap) continue;
-                        const uint32_t k = __ffs(b) - 1;
-                        cand_start[idx - r0] = 32 * wd + k;
-                        cand_w[idx - r0] = make_uint4(plane_bits(plane[0], wd, k) & keep, plane_bits(plane[1], wd, k) & keep,
-                                                      plane_bits(plane[2], wd, k) & keep, plane_bits(plane[3], wd, k) & keep);
-                    }
-                }
+                list_round<kMMCap>(pass, first, cnt, r0, [&](uint32_t at, uint32_t k) {
+                    cand_start[at] = 32 * wd + k;
+                    cand_w[at] = make_uint4(plane_bits(plane[0], wd, k) & keep, plane_bits(plane[1], wd, k) & keep,
+                                            plane_bits(plane[2], wd, k) & keep, plane_bits(plane[3], wd, k) & keep);
+                });
                 __syncthreads();
                 const uint32_t n_c = min(total - r0, (uint32_t)kMMCap);
                 for (uint32_t g0 = 0; g0 < G.n_pat; g0 += blockDim.x) {
@@ -300,10 +339,120 @@ __global__ void __launch_bounds__(kThreads) k_mm32(const sg_dscan_t a)
                     const uint32_t i = g0 + threadIdx.x % gw, n = G.n_pad;
                     const uint32_t gA = pl[i], gC = pl[n + i], gG = pl[2 * n + i], gT = pl[3 * n + i];
                     const uint32_t C = pl[4 * n + i], lim = pl[5 * n + i], rank = pl[6 * n + i];
-                    for (uint32_t c = threadIdx.x / gw; c < n_c; c += per) {
-                        const uint4 w = cand_w[c];
-                        const uint32_t match = (w.x & gA) | (w.y & gC) | (w.z & gG) | (w.w & gT);
-                        if ((uint32_t)__popc(C & ~match) <= lim) emit(a, t0 + cand_start[c], rank);
+                    for (uint32_t c = threadIdx.x / gw; c < n_c; c += per)
+                        if ((uint32_t)__popc(mismatches(cand_w[c], gA, gC, gG, gT, C)) <= lim)
+                            emit(a, t0 + cand_start[c], rank);
+                }
+                __syncthreads();
+            }
+            __syncthreads(); // warp_sum and the planes are read no more
+        }
+    }
+}
+
+// ---- mismatch search with bulges (src/find_bulge.h) ------------------------
+// The same tiles, over anchors (the windows whose PAM is a site's) in the
+// text from SG_DEV_FRONT bytes before the window: the planes start a word
+// before the tile, and each anchor's list entry holds the planes of the
+// windows at shifts -SG_MAX_BULGE..SG_MAX_BULGE. Patterns go to whole warps,
+// so that a warp's lanes walk the list together: each lane's near window and
+// each variant's lower bound popc(near & far) - skip; a lane within it is
+// decided by the whole warp, one cut per lane and a ballot. Sites are
+// checked for separators and ownership when they hit, as their spans
+// differ from the anchor's window.
+constexpr int kBulgeCap = 512; // anchors listed at once
+constexpr int kSlots = 2 * SG_MAX_BULGE + 1;
+
+// Whether the site [t, t + len) (t in tile coordinates from the planes' first bit) lies in one record.
+__device__ __forceinline__ bool span_clear(const uint32_t *sep, uint32_t t, uint32_t len)
+{
+    const uint32_t lo = len >= 32 ? ~0u : (1u << len) - 1, hi = len > 32 ? (1u << (len - 32)) - 1 : 0;
+    return !(plane_bits(sep, 0, t) & lo) && !(plane_bits(sep, 0, t + 32) & hi);
+}
+
+__global__ void __launch_bounds__(kThreads) k_mm32_bulge(const sg_dscan_t a)
+{
+    __shared__ uint32_t plane[5][kMMPlaneWords + 2]; // from 32 bases before the tile, and a word for the funnel
+    __shared__ uint32_t cand_start[kBulgeCap];
+    __shared__ uint4 cand_w[kBulgeCap][kSlots];
+    __shared__ uint32_t warp_sum[kThreads / 32 + 1];
+    const uint32_t fold = a.skip_masked ? 0xff : 0xdf;
+    const int lane = threadIdx.x & 31;
+    const uint64_t n_tiles = (a.n_anchor + kMMTile - 1) / kMMTile;
+    for (uint64_t tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
+        const uint64_t t0 = tile * kMMTile;
+        load_planes(a.btext, a.n_btext, (int64_t)t0 - 32, fold, plane);
+        __syncthreads();
+        const int wd = threadIdx.x;
+        const uint64_t s0 = t0 + 32ull * wd;
+        for (int g = 0; g < a.n_mm_groups; g++) {
+            const sg_dmm_group_t G = a.mm_groups[g];
+            sg_gap_t gap[SG_VARIANTS];
+#pragma unroll
+            for (int v = 0; v < SG_VARIANTS; v++) gap[v] = a.mm_gaps[g * SG_VARIANTS + v];
+            const uint32_t pass = s0 < a.n_anchor ? pam_pass(a, G, &plane[0][0], kMMPlaneWords + 2, wd + 1,
+                                                             a.n_anchor - s0 >= 32 ? ~0u : (1u << (a.n_anchor - s0)) - 1)
+                                                  : 0;
+            const uint32_t cnt = __popc(pass);
+            uint32_t total;
+            const uint32_t first = block_first(cnt, warp_sum, &total);
+            const uint32_t *pl = a.mm_planes + G.plane_off;
+            for (uint32_t r0 = 0; r0 < total; r0 += kBulgeCap) {
+                list_round<kBulgeCap>(pass, first, cnt, r0, [&](uint32_t at, uint32_t k) {
+                    cand_start[at] = 32 * wd + k;
+#pragma unroll
+                    for (int sl = 0; sl < kSlots; sl++) {
+                        const uint32_t off = 32 + k + sl - SG_MAX_BULGE; // the window at anchor + shift
+                        cand_w[at][sl] = make_uint4(plane_bits(plane[0], wd, off), plane_bits(plane[1], wd, off),
+                                                    plane_bits(plane[2], wd, off), plane_bits(plane[3], wd, off));
+                    }
+                });
+                __syncthreads();
+                const uint32_t n_c = min(total - r0, (uint32_t)kBulgeCap), n_pat32 = (G.n_pat + 31) & ~31u;
+                for (uint32_t g0 = 0; g0 < n_pat32; g0 += blockDim.x) {
+                    const uint32_t gw = min(n_pat32 - g0, blockDim.x), per = blockDim.x / gw;
+                    if (threadIdx.x >= per * gw) continue; // whole warps: gw is a multiple of 32
+                    const uint32_t i = g0 + threadIdx.x % gw, n = G.n_pad;
+                    const bool real = i < G.n_pat;
+                    const uint32_t gA = real ? pl[i] : 0, gC = real ? pl[n + i] : 0, gG = real ? pl[2 * n + i] : 0;
+                    const uint32_t gT = real ? pl[3 * n + i] : 0, C = real ? pl[4 * n + i] : ~0u;
+                    const uint32_t lim = real ? pl[5 * n + i] : 0;
+                    uint32_t rank[SG_VARIANTS];
+#pragma unroll
+                    for (int v = 0; v < SG_VARIANTS; v++) rank[v] = real ? pl[(v ? 6 + v : 6) * n + i] : 0;
+                    for (uint32_t c = threadIdx.x / gw; c < n_c; c += per) { // the same c in every lane of a warp
+                        const uint32_t near = mismatches(cand_w[c][SG_MAX_BULGE], gA, gC, gG, gT, C);
+                        uint32_t maybe = (uint32_t)__popc(near) <= lim, far[SG_VARIANTS];
+#pragma unroll
+                        for (int v = 1; v < SG_VARIANTS; v++) {
+                            far[v] = 0;
+                            if (!(G.var_mask >> v & 1)) continue;
+                            far[v] = mismatches(cand_w[c][SG_MAX_BULGE + gap[v].far], gA, gC, gG, gT, C);
+                            if (sg_gap_bound(&gap[v], near, far[v]) <= (int)lim) maybe |= 1u << v;
+                        }
+                        const uint64_t anchor = t0 + cand_start[c]; // in the btext coordinates
+                        for (uint32_t who = __ballot_sync(0xffffffffu, maybe); who; who &= who - 1) {
+                            const int src = __ffs(who) - 1;
+                            const uint32_t m = __shfl_sync(0xffffffffu, maybe, src), bl = __shfl_sync(0xffffffffu, lim, src);
+                            const uint32_t bn = __shfl_sync(0xffffffffu, near, src);
+                            if ((m & 1) && lane == src && anchor >= a.own_lo && anchor < a.own_hi &&
+                                span_clear(plane[4], (uint32_t)(anchor - t0 + 32), G.len))
+                                emit(a, anchor - a.own_lo, rank[0]);
+#pragma unroll
+                            for (int v = 1; v < SG_VARIANTS; v++) {
+                                if (!(G.var_mask >> v & 1)) continue;
+                                const uint32_t bf = __shfl_sync(0xffffffffu, far[v], src);
+                                if (!(m >> v & 1)) continue;
+                                const uint32_t low = gap[v].left ? bn : bf, high = gap[v].left ? bf : bn;
+                                const int cut = gap[v].lo + lane; // a cut per lane: hi - lo < 32
+                                const bool hit = __ballot_sync(0xffffffffu, cut <= gap[v].hi &&
+                                                                                sg_gap_cost(&gap[v], low, high, cut) <= (int)bl);
+                                const int64_t t = (int64_t)anchor + gap[v].start;
+                                if (hit && lane == src && t >= (int64_t)a.own_lo && t < (int64_t)a.own_hi &&
+                                    span_clear(plane[4], (uint32_t)(t - (int64_t)t0 + 32), G.len + gap[v].delta))
+                                    emit(a, (uint64_t)t - a.own_lo, rank[v]);
+                            }
+                        }
                     }
                 }
                 __syncthreads();
@@ -377,7 +526,11 @@ extern "C" cudaError_t sg_cuda_scan(const sg_dscan_t *a, const sg_dlimits_t *lim
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
     }
-    if (a->n_mm_groups) {
+    if (a->n_mm_groups && a->bulges) {
+        k_mm32_bulge<<<grid_for((a->n_anchor + 31) / 32, lim), kThreads, 0, s>>>(*a);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+    } else if (a->n_mm_groups) {
         k_mm32<<<grid_for((a->n_start + 31) / 32, lim), kThreads, 0, s>>>(*a);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;

@@ -9,6 +9,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "../src/find_bulge.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -16,6 +18,9 @@ extern "C" {
 /* Bytes past the chunk's text that a launch may read: filled with a
  * non-base byte by the host. */
 #define SG_DEV_PAD 256
+/* With bulges, separator bytes before the window's text (64: the vector
+ * kernel needs its text aligned), so that a site's anchor may lie before it. */
+#define SG_DEV_FRONT 64
 
 /* One pattern: its base sets are masks[off .. off + len), its PAM flags
  * pam[off .. off + len) (1: exact, never counted). */
@@ -26,9 +31,11 @@ typedef struct {
 /* A PAM group of the mismatch kernel (sg_mm_group_view_t on the device):
  * windows of len <= 32 bases, the PAM positions pam_pos/pam_set[pam_off ..
  * + n_pam), the patterns' planes at planes[plane_off ..): G_A, G_C, G_G,
- * G_T, C, limit, rank, n_pad words each. */
+ * G_T, C, limit, rank, n_pad words each; with bulges (var_mask: bit v for
+ * each variant v > 0 searched) the ranks of variants 1 .. SG_VARIANTS - 1
+ * follow, and its geometry is gaps[group * SG_VARIANTS ..). */
 typedef struct {
-    uint32_t len, n_pam, pam_off, n_pat, n_pad, plane_off;
+    uint32_t len, n_pam, pam_off, n_pat, n_pad, plane_off, var_mask;
 } sg_dmm_group_t;
 
 typedef struct {
@@ -61,6 +68,13 @@ typedef struct {
     const uint32_t *mm_ids;
     int n_mm_ids;
     uint64_t n_text;           /* bytes of text readable (owned starts, overlap, pad) */
+    /* bulges: the mismatch groups' geometry, and the text from SG_DEV_FRONT
+     * bytes before the window on (separators there), where the anchors
+     * [0, n_anchor) lie and the sites owned start in [own_lo, own_hi) */
+    int bulges;
+    const sg_gap_t *mm_gaps;
+    const uint8_t *btext;
+    uint64_t n_btext, n_anchor, own_lo, own_hi;
     /* output: hit keys (start << 32 | rank) through an atomic counter; a
      * count over cap means the buffer was too small (nothing is written past it) */
     unsigned long long *hits;

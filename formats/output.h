@@ -11,21 +11,30 @@
 #include "../src/chunk.h"
 #include "../src/find_hits.h"
 #include "../src/find_motif.h"
+#include "../src/find_score.h"
 #include "outfile.h"
 
-typedef enum { SG_OUT_BED, SG_OUT_TSV, SG_OUT_COUNT, SG_OUT_CASOFFINDER } sg_outfmt_t;
+/* SG_OUT_COUNT_FILE: -F count --by-file, the hits of each input file, written
+ * when all are read (sg_writer_files()) */
+typedef enum { SG_OUT_BED, SG_OUT_TSV, SG_OUT_COUNT, SG_OUT_CASOFFINDER, SG_OUT_CASOFFINDER3, SG_OUT_COUNT_FILE } sg_outfmt_t;
 
-/** Parse "bed", "tsv", "count" or "casoffinder"; -1 if none. */
+/** Parse "bed", "tsv", "count", "casoffinder" or "casoffinder3"; -1 if none. */
 int sg_outfmt_parse(const char *s);
 
 /* With PAMs or mismatches (sg_motif_set_t.approx) the BED score is the
  * number of mismatches, and tsv's matched column is upper case with the
- * mismatched bases in lower case, followed by a mismatches column. */
+ * mismatched bases in lower case, followed by a mismatches column. With
+ * bulges, BED and tsv add the bulge type and size (and tsv the guide's row
+ * of the alignment); scores add their columns. */
 typedef struct {
     sg_outfmt_t fmt;
     const sg_motif_set_t *ms;
-    uint32_t *rank_pat; /* pattern index of each rank */
-    uint8_t enc[256];   /* base set of each text byte (sg_encode_table), to count mismatches */
+    uint32_t *rank_site;  /* pattern index << 3 | bulge variant, of each rank */
+    uint8_t enc[256];     /* base set of each text byte (sg_encode_table), to count mismatches */
+    int all_alignments;   /* every alignment of a site (tsv, casoffinder3), not the best only */
+    int scores;           /* SG_SCORE_* columns to print */
+    int tally;            /* tally each guide's sites for --guide-summary */
+    int scored;           /* every motif can be scored (sg_score_applies) */
 } sg_formatter_t;
 
 /* Records whose hits the writer keeps one by one, for find --summary: a
@@ -47,16 +56,26 @@ typedef struct {
     /* count format: counts of a first piece that continues a record, and of a
      * last piece whose record goes on; the writer adds them up across chunks */
     uint64_t *head, *tail;
+    /* each motif's sites not handed to the writer yet, when the formatter
+     * tallies them, and the bytes of their lists of scores */
+    sg_guide_tally_t *tally;
+    int n_tally;
+    size_t tally_bytes;
 } sg_chunk_text_t;
 
+/** What a chunk holds for the writer: its text and its tallied sites. */
+static inline size_t sg_chunk_text_held(const sg_chunk_text_t *o) { return o->text.l + o->tally_bytes; }
+
+/** A formatter of format fmt for motif set ms; all_alignments, scores and
+ * tally are set after it, before the first chunk. */
 void sg_formatter_init(sg_formatter_t *f, sg_outfmt_t fmt, const sg_motif_set_t *ms, int skip_masked);
 void sg_formatter_free(sg_formatter_t *f);
 
 /**
  * Format the next sorted hits h of chunk c into o (thread-safe): every hit
  * of its starts below upto not formatted yet, and the pieces that end by
- * upto, until o's text holds budget bytes.
- * @return 1 when all of h was formatted, 0 when the text was full first
+ * upto, until o holds budget bytes (sg_chunk_text_held).
+ * @return 1 when all of h was formatted, 0 when o was full first
  *         (*taken hits formatted; the rest goes in the next call)
  */
 int sg_format_hits(const sg_formatter_t *f, const sg_chunk_t *c, const sg_hits_t *h, uint64_t upto, size_t budget,
@@ -74,6 +93,7 @@ typedef struct {
     uint64_t *total, *total_pat, *file_total, *rec_total;
     char *rec_name[SG_SUMMARY_RECORDS];
     int n_files;
+    sg_guide_tally_t *tally; /* each motif's sites, when the formatter tallies them */
 } sg_writer_t;
 
 /** Start writing to an open output (its owner closes it): the header line,
@@ -82,8 +102,10 @@ typedef struct {
 int sg_writer_open(sg_writer_t *w, sg_outfile_t *out, const sg_formatter_t *f, int header, int n_files)
     __attribute__((warn_unused_result));
 /** Print what is formatted of the next chunk, in input order (again, after more
- * of it is formatted, until o->done). */
+ * of it is formatted, until o->done); its tallied sites go to the run's. */
 int sg_writer_put(sg_writer_t *w, const sg_chunk_t *c, sg_chunk_text_t *o) __attribute__((warn_unused_result));
+/** SG_OUT_COUNT_FILE: a row per input file (named as in inputs) and motif, after the last chunk. */
+int sg_writer_files(sg_writer_t *w, char *const *inputs) __attribute__((warn_unused_result));
 /** Free the writer's memory (the tallies stay readable until then). */
 void sg_writer_free(sg_writer_t *w);
 

@@ -2,6 +2,7 @@
 #include "paf.h"
 #include "../src/log.h"
 #include "../src/pipeline.h"
+#include "../src/progress.h"
 #include "seqio.h"
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include <htslib/bgzf.h>
+#include <htslib/hfile.h>
 #include <htslib/kstring.h>
 
 #define PAF_COLUMNS 12
@@ -161,6 +163,7 @@ int sg_paf_read(const char *path, const sg_readset_t *rs, sg_overlap_sink_t sink
         else if ((nb += (size_t)got) == BATCH) {
             ret = sink(arg, batch, nb);
             nb = 0;
+            sg_progress_set((uint64_t)htell(fp->fp)); /* the file's bytes read (compressed ones for gzip) */
         }
     }
     if (ret == 0 && r < -1) {

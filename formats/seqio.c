@@ -1,13 +1,14 @@
 #define _GNU_SOURCE
 #include "seqio.h"
 #include "fai.h"
+#include "mapguard.h"
+#include "pgzip.h"
+#include "twobit.h"
 #include "../src/log.h"
 #include "../src/simd.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,10 @@ struct sg_reader {
     char *const *paths;
     int n_paths, cur;      /* cur: index of the open file, or of the last one */
     BGZF *fp;              /* the open file, when streamed through htslib */
+    sg_pgz_t *gz;          /* ... plain gzip inflated on all threads (fp stays open) */
+    unsigned kind;         /* the open file's SG_READ_* */
+    uint64_t file_bytes;   /* its bytes read (decompressed) */
+    double inflate_s;      /* the seconds bgzf_read took on this thread, for a compressed file */
     char *map;             /* the open file, when mapped (plain regular files) */
     size_t map_len, map_pos;
     char **maps;           /* every mapping made, unmapped at the end: chunks point into them */
@@ -44,51 +49,74 @@ struct sg_reader {
     uint64_t stop;         /* the open file's offset where reading stops (its end, or the part's) */
     uint64_t upos;         /* streamed: the uncompressed offset of the next byte read */
     int tail_due;          /* the part's tail block comes next */
+    /* UCSC .2bit: the open file's records (tb, kept in tbs until the end: chunks point into them); map_pos is
+     * then the next base, counted over all the file's records, and tb_rec its record */
+    sg_2bit_t *tb, **tbs;
+    uint64_t *tb_start;    /* the first base of each record, so counted */
+    int tb_rec;
+    int tb_cont;           /* the next block continues a record it does not start (a part's first block) */
 };
 
-/* A plain file is mapped; if someone truncates it while it is read, touching
- * the pages it lost raises SIGBUS. Whatever reads a mapping runs under a
- * per-thread jump buffer, and the handler jumps back to it, so the loss is a
- * read error rather than a crash. */
-static __thread sigjmp_buf *bus_jmp;
-static struct sigaction bus_prev;
-static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
-#define LOST_MSG "the file was truncated while it was read"
+/* A .2bit block: stretches of records, for the parser (chunk.h: packed). */
+typedef struct {
+    int rec;
+    uint32_t b0, b1;
+    int first; /* the stretch starts its record */
+} stretch_t;
+typedef struct {
+    const sg_2bit_t *tb;
+    int n, m;
+    stretch_t s[];
+} packed_t;
 
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
+/* fn(r, c) reading a mapping (mapguard.h); *lost set (and SG_ERR_INPUT returned) when the file lost pages under it. */
+typedef struct {
+    int (*fn)(sg_reader_t *, sg_chunk_t *);
+    sg_reader_t *r;
+    sg_chunk_t *c;
+} guarded_call_t;
+
+static int guarded_run(void *arg)
 {
-    (void)uc;
-    if (bus_jmp) siglongjmp(*bus_jmp, 1);
-    /* not a mapped input's: a fault happens again under the handler there was
-     * before, a signal someone sent is sent again */
-    sigaction(sig, &bus_prev, NULL);
-    if (si->si_code <= 0) raise(sig);
+    guarded_call_t *g = arg;
+    return g->fn(g->r, g->c);
 }
 
-static void install_bus_handler(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_sigbus;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER; /* no mask to restore after the jump */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGBUS, &sa, &bus_prev);
-}
-
-/* fn(r, c) reading a mapping; *lost set (and SG_ERR_INPUT returned) when the file lost pages under it. */
 static int guarded(int (*fn)(sg_reader_t *, sg_chunk_t *), sg_reader_t *r, sg_chunk_t *c, int *lost)
 {
-    sigjmp_buf jb;
-    *lost = 0;
-    if (sigsetjmp(jb, 0)) {
-        bus_jmp = NULL;
-        *lost = 1;
-        return SG_ERR_INPUT;
-    }
-    bus_jmp = &jb;
-    int ret = fn(r, c);
-    bus_jmp = NULL;
-    return ret;
+    guarded_call_t g = {fn, r, c};
+    return sg_map_guarded(guarded_run, &g, lost);
+}
+
+/* The read stage of every reader of the run, for --stats. */
+static sg_read_stats_t read_totals;
+static pthread_mutex_t read_totals_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void sg_read_stats(sg_read_stats_t *st)
+{
+    pthread_mutex_lock(&read_totals_mu);
+    *st = read_totals;
+    pthread_mutex_unlock(&read_totals_mu);
+}
+
+void sg_read_stats_json(FILE *fp)
+{
+    static const char *kinds[] = {"plain", "gzip (all threads)", "gzip (one thread)", "BGZF (htslib threads)",
+                                  "BGZF (one thread)", "2bit"};
+    sg_read_stats_t st;
+    sg_read_stats(&st);
+    fprintf(fp, "  \"read\": {\"bytes_in\": %llu, \"bytes_out\": %llu, \"inputs\": [", (unsigned long long)st.bytes_in,
+            (unsigned long long)st.bytes_out);
+    for (unsigned k = 0, first = 1; k < sizeof kinds / sizeof *kinds; k++)
+        if (st.kinds >> k & 1) {
+            fprintf(fp, "%s\"%s\"", first ? "" : ", ", kinds[k]);
+            first = 0;
+        }
+    fprintf(fp, "], \"inflate_threads\": %d, \"inflate_seconds\": ", st.threads);
+    if (st.seconds_unknown) fputs("null", fp);
+    else fprintf(fp, "%.4f", st.seconds);
+    fprintf(fp, ", \"gzip_chunks\": %llu, \"gzip_in_order\": %llu},\n", (unsigned long long)st.chunks,
+            (unsigned long long)st.in_order);
 }
 
 int sg_inputs_check(char *const *paths, int n)
@@ -143,6 +171,7 @@ sg_reader_t *sg_reader_new(char *const *paths, int n_paths, size_t block, int n_
     r->block = block ? block : 1;
     r->n_threads = n_threads;
     r->maps = sg_calloc(n_paths, sizeof *r->maps);
+    r->tbs = sg_calloc(n_paths, sizeof *r->tbs);
     r->map_lens = sg_calloc(n_paths, sizeof *r->map_lens);
     return r;
 }
@@ -164,17 +193,48 @@ uint64_t sg_reader_bytes(const sg_reader_t *r) { return r->bytes; }
 /* Where the open file is, as stored: a compressed stream's block address is its compressed offset. */
 static uint64_t file_pos(const sg_reader_t *r)
 {
-    return r->map ? r->map_pos : r->fp ? (uint64_t)(bgzf_tell(r->fp) >> 16) : 0;
+    if (r->tb) { /* the packed bases of the next base, or the file's end */
+        const sg_2bit_t *tb = r->tb;
+        if (r->tb_rec >= tb->n) return tb->size;
+        return (uint64_t)(tb->rec[r->tb_rec].dna - tb->map) + (r->map_pos - r->tb_start[r->tb_rec]) / 4;
+    }
+    return r->map ? r->map_pos : r->gz ? sg_pgz_pos(r->gz) : r->fp ? (uint64_t)(bgzf_tell(r->fp) >> 16) : 0;
 }
 
 uint64_t sg_reader_pos(const sg_reader_t *r) { return r->pos_done + file_pos(r); }
 
 static void close_file(sg_reader_t *r)
 {
-    r->pos_done += file_pos(r);
+    if (!r->fp && !r->map) return;
+    uint64_t stored = file_pos(r);
+    r->pos_done += stored;
+    pthread_mutex_lock(&read_totals_mu);
+    read_totals.bytes_in += stored;
+    read_totals.bytes_out += r->file_bytes;
+    read_totals.kinds |= r->kind;
+    if (r->gz) {
+        sg_pgz_stats_t gs;
+        sg_pgz_stats(r->gz, &gs);
+        if (gs.threads > read_totals.threads) read_totals.threads = gs.threads;
+        read_totals.seconds += gs.seconds;
+        read_totals.chunks += gs.chunks;
+        read_totals.in_order += gs.in_order;
+    } else if (r->kind & (SG_READ_BGZF_MT)) {
+        if (r->n_threads > read_totals.threads) read_totals.threads = r->n_threads;
+        read_totals.seconds_unknown = 1;
+    } else if (r->kind & (SG_READ_GZIP_1 | SG_READ_BGZF_1)) {
+        if (read_totals.threads < 1) read_totals.threads = 1;
+        read_totals.seconds += r->inflate_s;
+    }
+    pthread_mutex_unlock(&read_totals_mu);
+    sg_pgz_close(r->gz);
+    r->gz = NULL;
     if (r->fp) bgzf_close(r->fp);
     r->fp = NULL;
     r->map = NULL;
+    r->tb = NULL;
+    free(r->tb_start);
+    r->tb_start = NULL;
 }
 
 void sg_reader_free(sg_reader_t *r)
@@ -182,6 +242,12 @@ void sg_reader_free(sg_reader_t *r)
     if (!r) return;
     close_file(r);
     sg_chunk_free(r->peeked);
+    for (int i = 0; i < r->n_paths; i++)
+        if (r->tbs[i]) {
+            sg_2bit_free(r->tbs[i]);
+            free(r->tbs[i]);
+        }
+    free(r->tbs);
     for (int i = 0; i < r->n_maps; i++) munmap(r->maps[i], r->map_lens[i]);
     free(r->maps);
     free(r->map_lens);
@@ -203,7 +269,7 @@ static int try_map(sg_reader_t *r, const char *path)
     void *m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (m == MAP_FAILED) return 0;
-    pthread_once(&bus_once, install_bus_handler);
+    sg_map_guard_init();
     madvise(m, st.st_size, MADV_SEQUENTIAL);
     bgzf_close(r->fp);
     r->fp = NULL;
@@ -211,6 +277,31 @@ static int try_map(sg_reader_t *r, const char *path)
     r->map_len = r->map_lens[r->n_maps++] = st.st_size;
     r->map_pos = 0;
     return 1;
+}
+
+/* The open file, mapped, is .2bit: its records (checked). */
+static int open_2bit(sg_reader_t *r, sg_chunk_t *c)
+{
+    (void)c;
+    char err[256];
+    sg_2bit_t *tb = sg_calloc(1, sizeof *tb);
+    if (sg_2bit_parse(r->map, r->map_len, tb, err, sizeof err) < 0) {
+        sg_error("cannot read '%s': %s", sg_reader_path(r, r->cur), err);
+        sg_2bit_free(tb);
+        free(tb);
+        return SG_ERR_INPUT;
+    }
+    r->tb = r->tbs[r->cur] = tb;
+    r->tb_start = sg_malloc(((size_t)tb->n + 1) * sizeof *r->tb_start);
+    r->tb_start[0] = 0;
+    for (int i = 0; i < tb->n; i++) r->tb_start[i + 1] = r->tb_start[i] + tb->rec[i].len;
+    r->tb_rec = 0;
+    r->tb_cont = 0;
+    r->fmt = SG_FMT_2BIT;
+    r->started = 1;
+    r->kind = SG_READ_2BIT;
+    if (!tb->n) sg_notice("'%s' is empty: no records", sg_reader_path(r, r->cur));
+    return 0;
 }
 
 /* The open file's part: where reading starts and stops (sg_fai_check has
@@ -252,8 +343,26 @@ static int open_next(sg_reader_t *r)
     r->map = NULL;
     r->stop = UINT64_MAX;
     r->upos = 0;
-    if (try_map(r, path)) return open_part(r);
+    r->file_bytes = 0;
+    r->inflate_s = 0;
+    r->kind = SG_READ_PLAIN;
+    if (try_map(r, path)) {
+        int lost = 0, ret = sg_2bit_magic(r->map, r->map_len) ? guarded(open_2bit, r, NULL, &lost) : 0;
+        if (lost) sg_error("cannot read '%s': %s", path, SG_MAP_LOST);
+        if (ret < 0 || (ret = open_part(r)) < 0 || !r->tb) return ret;
+        if (r->has_part) { /* the part's offsets count bases over the file's records */
+            r->fmt = SG_FMT_2BIT;
+            r->tb_cont = r->cur == r->part.first;
+            while (r->tb_rec + 1 < r->tb->n && r->tb_start[r->tb_rec + 1] <= r->map_pos) r->tb_rec++;
+        }
+        return 0;
+    }
     if (r->has_part && open_part(r) < 0) return SG_ERR_INPUT;
+    if (bgzf_compression(r->fp) == 1) {
+        /* plain gzip: on all threads when it is worth it (a file, big enough) */
+        r->gz = strcmp(path, "-") ? sg_pgz_open(path, r->n_threads) : NULL;
+        r->kind = r->gz ? SG_READ_GZIP_MT : SG_READ_GZIP_1;
+    }
     if (bgzf_compression(r->fp) == 2) {
         /* htslib 1.16's threaded BGZF reader reports a truncated file as an
          * empty one (and can hang checking it), so threads inflate only files
@@ -262,8 +371,11 @@ static int open_next(sg_reader_t *r)
         int eof_ok = strcmp(path, "-") ? bgzf_check_EOF(r->fp) : 0;
         if (eof_ok == 0 && strcmp(path, "-"))
             sg_warn("'%s' has no BGZF end-of-file marker: the file may be truncated", path);
-        if (eof_ok == 1 && r->n_threads > 1 && bgzf_mt(r->fp, r->n_threads, 256) < 0)
-            sg_warn("cannot start BGZF decompression threads");
+        r->kind = SG_READ_BGZF_1;
+        if (eof_ok == 1 && r->n_threads > 1) {
+            if (bgzf_mt(r->fp, r->n_threads, 256) < 0) sg_warn("cannot start BGZF decompression threads");
+            else r->kind = SG_READ_BGZF_MT;
+        }
     }
     return 0;
 }
@@ -276,19 +388,25 @@ static int fill(sg_reader_t *r, sg_chunk_t *c, size_t want)
         c->seq = sg_realloc(c->seq, c->cap);
     }
     if (want - c->len > r->stop - r->upos) want = c->len + (r->stop - r->upos);
+    int timed = r->kind & (SG_READ_GZIP_1 | SG_READ_BGZF_1);
+    double t0 = timed ? sg_realtime() : 0;
     while (c->len < want && !r->eof) {
-        ssize_t n = bgzf_read(r->fp, c->seq + c->len, want - c->len);
+        ssize_t n = r->gz ? sg_pgz_read(r->gz, c->seq + c->len, want - c->len)
+                          : bgzf_read(r->fp, c->seq + c->len, want - c->len);
         if (n < 0) {
             int compressed = bgzf_compression(r->fp) != 0;
             sg_error("cannot read '%s': %s", sg_reader_path(r, r->cur),
-                     compressed ? "truncated or corrupt compressed data" : strerror(errno ? errno : EIO));
+                     r->gz ? sg_pgz_error(r->gz)
+                     : compressed ? "truncated or corrupt compressed data" : strerror(errno ? errno : EIO));
             return SG_ERR_INPUT;
         }
         if (n == 0) r->eof = 1;
         c->len += n;
         r->bytes += n;
+        r->file_bytes += n;
         r->upos += n;
     }
+    if (timed) r->inflate_s += sg_realtime() - t0;
     if (r->upos == r->stop) r->eof = 1;
     return 0;
 }
@@ -350,6 +468,11 @@ int sg_text_start(const char *s, size_t n, size_t *bom, char *err, size_t errsz)
         {"\x1f\x9d", "compress (.Z)", "gzip -dc", 2}, {"PK\x03\x04", "zip", "unzip -p", 4},
         {"7z\xbc\xaf\x27\x1c", "7-Zip", "7z x -so", 6},
     };
+    if (sg_2bit_magic(s, n)) {
+        snprintf(err, errsz, "a UCSC .2bit file read through a pipe or a compressed file: seqgpu reads .2bit by its "
+                 "index, so name the .2bit file itself");
+        return SG_ERR_INPUT;
+    }
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
         if (n >= formats[i].len && !memcmp(s, formats[i].magic, formats[i].len)) {
             snprintf(err, errsz, "%s-compressed, which seqgpu cannot read (htslib reads gzip and BGZF): decompress it "
@@ -432,6 +555,7 @@ static int cut_mapped(sg_reader_t *r, sg_chunk_t *c)
     r->midline = next_midline;
     r->map_pos += cut;
     r->bytes += cut;
+    r->file_bytes += cut;
     r->eof = r->map_pos == end;
     return 1;
 }
@@ -439,7 +563,7 @@ static int cut_mapped(sg_reader_t *r, sg_chunk_t *c)
 static int next_mapped(sg_reader_t *r, sg_chunk_t *c)
 {
     int lost, ret = guarded(cut_mapped, r, c, &lost);
-    if (lost) sg_error("cannot read '%s': %s", sg_reader_path(r, r->cur), LOST_MSG);
+    if (lost) sg_error("cannot read '%s': %s", sg_reader_path(r, r->cur), SG_MAP_LOST);
     return ret;
 }
 
@@ -477,6 +601,62 @@ static int next_streamed(sg_reader_t *r, sg_chunk_t *c)
     return 1;
 }
 
+/* A stretch of record rec for a .2bit block. */
+static void add_stretch(packed_t **pk, int rec, uint64_t b0, uint64_t b1, int first)
+{
+    if ((*pk)->n == (*pk)->m) {
+        (*pk)->m *= 2;
+        *pk = sg_realloc(*pk, sizeof **pk + (size_t)(*pk)->m * sizeof *(*pk)->s);
+    }
+    (*pk)->s[(*pk)->n++] = (stretch_t){rec, (uint32_t)b0, (uint32_t)b1, first};
+}
+
+static packed_t *packed_new(const sg_2bit_t *tb)
+{
+    packed_t *pk = sg_malloc(sizeof *pk + 4 * sizeof *pk->s);
+    pk->tb = tb;
+    pk->n = 0;
+    pk->m = 4;
+    return pk;
+}
+
+/* The next block of a .2bit file: up to a block's bases of its records
+ * (a record's stretch costs 64 more, so that tiny records come in blocks
+ * of bounded size), stopping at the part's end. 0 when it has none. */
+static int cut_2bit(sg_reader_t *r, sg_chunk_t *c)
+{
+    const sg_2bit_t *tb = r->tb;
+    if (!tb->n) return 0;
+    packed_t *pk = packed_new(tb);
+    int64_t budget = (int64_t)r->block;
+    uint64_t bases = 0;
+    while (r->tb_rec < tb->n && budget > 0 && r->map_pos < r->stop) {
+        uint64_t b = r->map_pos - r->tb_start[r->tb_rec], avail = tb->rec[r->tb_rec].len - b;
+        if (avail > r->stop - r->map_pos) avail = r->stop - r->map_pos;
+        uint64_t take = avail < (uint64_t)budget ? avail : (uint64_t)budget;
+        add_stretch(&pk, r->tb_rec, b, b + take, b == 0 && !r->tb_cont);
+        r->tb_cont = 0;
+        r->map_pos += take;
+        bases += take;
+        budget -= (int64_t)take + 64;
+        if (b + take < tb->rec[r->tb_rec].len) break; /* the block, or the part, is full */
+        r->tb_rec++;
+    }
+    c->packed = pk;
+    c->len = bases;
+    r->bytes += bases;
+    r->file_bytes += bases;
+    r->eof = r->tb_rec >= tb->n || r->map_pos >= r->stop;
+    return 1;
+}
+
+static int next_2bit(sg_reader_t *r, sg_chunk_t *c)
+{
+    int lost, ret = guarded(cut_2bit, r, c, &lost);
+    if (lost) sg_error("cannot read '%s': %s", sg_reader_path(r, r->cur), SG_MAP_LOST);
+    return ret;
+}
+
 /* The part's tail, its last record's bases after it: one block, then the file closes. */
 static int next_tail(sg_reader_t *r, sg_chunk_t *c, sg_chunk_t **out)
 {
@@ -486,7 +666,18 @@ static int next_tail(sg_reader_t *r, sg_chunk_t *c, sg_chunk_t **out)
     c->midline = 1;
     c->tail = c->file_end = 1;
     int ret = 1;
-    if (r->map) {
+    if (r->tb) {
+        c->fmt = SG_FMT_2BIT;
+        if (r->part.tail_end > r->tb->bases || r->tb_rec >= r->tb->n) {
+            ret = 0;
+        } else {
+            packed_t *pk = packed_new(r->tb);
+            uint64_t s = r->tb_start[r->tb_rec];
+            add_stretch(&pk, r->tb_rec, r->part.end - s, r->part.tail_end - s, 0);
+            c->packed = pk;
+            c->len = n;
+        }
+    } else if (r->map) {
         c->src = r->map + r->part.end;
         c->len = n;
         if (r->part.tail_end > r->map_len) ret = 0;
@@ -521,7 +712,7 @@ int sg_reader_next(sg_reader_t *r, sg_chunk_t **out)
         sg_chunk_t *c = sg_chunk_new(0);
         c->file = r->cur;
         if (r->tail_due && r->eof) return next_tail(r, c, out);
-        int got = r->map ? next_mapped(r, c) : next_streamed(r, c);
+        int got = r->tb ? next_2bit(r, c) : r->map ? next_mapped(r, c) : next_streamed(r, c);
         if (got <= 0) {
             sg_chunk_free(c);
             if (got < 0) return SG_ERR_INPUT;
@@ -554,6 +745,8 @@ static int is_seq_byte(unsigned char c)
 {
     return (unsigned char)((c | 0x20) - 'a') < 26 || c == '-' || c == '.' || c == '*';
 }
+
+#define CR_ONLY "the file has old Mac (CR-only) line ends: convert them first, e.g. tr '\\r' '\\n' < FILE"
 
 static int block_error(sg_chunk_t *c, int rec, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int block_error(sg_chunk_t *c, int rec, const char *fmt, ...)
@@ -607,6 +800,7 @@ static int check_seq(sg_chunk_t *c)
     for (size_t i = 0; i < n; i++) {
         if (is_seq_byte(s[i]) || s[i] == SG_SEP) continue;
         char cb[16];
+        if (s[i] == '\r') return block_error(c, sg_chunk_seg_at(c, i), "a carriage return inside a sequence line: " CR_ONLY);
         return block_error(c, sg_chunk_seg_at(c, i), "invalid character %s in the sequence",
                            char_name(s[i], cb, sizeof cb));
     }
@@ -622,6 +816,9 @@ static int add_header_name(sg_chunk_t *c, int rec, const char *p, const char *e,
     while (w < e && *w != ' ' && *w != '\t' && *w != '\r') w++;
     if (w == p) return block_error(c, rec, "the header has no name (the first word after '%c')", p[-1]);
     *name = sg_chunk_add_name(c, p, w - p);
+    /* a CR inside the line, not at its end (CRLF): the lines after it would be taken for the header's */
+    while (e > w && is_line_end_blank(e[-1])) e--;
+    if (memchr(w, '\r', e - w)) return block_error(c, rec, "a carriage return inside the header line: " CR_ONLY);
     return 0;
 }
 
@@ -735,15 +932,52 @@ static int parse_src(sg_reader_t *r, sg_chunk_t *c)
     return c->fmt == SG_FMT_FASTQ ? parse_fastq(c, src) : parse_fasta(c, src);
 }
 
+/* A .2bit block as text: its stretches, each a piece (a record's first one
+ * named), with separators between. */
+static int parse_2bit(sg_reader_t *r, sg_chunk_t *c)
+{
+    (void)r;
+    const packed_t *pk = c->packed;
+    size_t total = 0;
+    for (int i = 0; i < pk->n; i++) total += pk->s[i].b1 - pk->s[i].b0 + 1;
+    c->cap = total + total / 32 + 256; /* room for the overlap the chunker appends, as a FASTA block's line ends leave */
+    free(c->seq);
+    c->seq = sg_malloc(c->cap);
+    char *out = c->seq;
+    for (int i = 0; i < pk->n; i++) {
+        const stretch_t *s = &pk->s[i];
+        sg_seg_t *seg = sg_chunk_add_seg(c);
+        if (s->first) {
+            const char *name = pk->tb->rec[s->rec].name;
+            seg->first = 1;
+            seg->name = sg_chunk_add_name(c, name, strlen(name));
+        }
+        seg->off = (uint64_t)(out - c->seq);
+        sg_2bit_text(pk->tb, s->rec, s->b0, s->b1, out);
+        release_pages((const char *)pk->tb->rec[s->rec].dna + s->b0 / 4, (s->b1 - s->b0) / 4);
+        seg->len = s->b1 - s->b0;
+        out += seg->len;
+        if (i + 1 < pk->n) *out++ = SG_SEP;
+    }
+    c->len = (size_t)(out - c->seq);
+    return 0;
+}
+
 int sg_parse_block(sg_chunk_t *c)
 {
+    if (c->packed) {
+        int lost, r = guarded(parse_2bit, NULL, c, &lost);
+        free(c->packed);
+        c->packed = NULL;
+        return lost ? block_error(c, -1, SG_MAP_LOST) : r;
+    }
     if (!c->src) return parse_src(NULL, c);
     /* mapped: into a buffer of the chunk's own */
     size_t raw = c->len;
     c->cap = raw + 1;
     c->seq = sg_malloc(c->cap);
     int lost, r = guarded(parse_src, NULL, c, &lost);
-    if (lost) r = block_error(c, -1, LOST_MSG);
+    if (lost) r = block_error(c, -1, SG_MAP_LOST);
     release_pages(c->src, raw);
     c->src = NULL;
     return r;

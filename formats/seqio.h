@@ -8,10 +8,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../src/chunk.h"
 
-enum { SG_FMT_FASTA = 1, SG_FMT_FASTQ = 2, SG_FMT_GFA = 3 };
+enum { SG_FMT_FASTA = 1, SG_FMT_FASTQ = 2, SG_FMT_GFA = 3, SG_FMT_2BIT = 4 };
 
 typedef struct sg_reader sg_reader_t;
 
@@ -75,6 +76,29 @@ uint64_t sg_reader_bytes(const sg_reader_t *r);
  * the thread that calls sg_reader_next(). */
 uint64_t sg_reader_pos(const sg_reader_t *r);
 void sg_reader_free(sg_reader_t *r);
+
+/* What the inputs were and how they were read (the read stage of --stats). */
+enum {
+    SG_READ_PLAIN = 1,     /* uncompressed */
+    SG_READ_GZIP_MT = 2,   /* plain gzip, inflated on all threads (pgzip.h) */
+    SG_READ_GZIP_1 = 4,    /* ... on one thread (a pipe, a small file, one thread) */
+    SG_READ_BGZF_MT = 8,   /* BGZF on htslib's threads */
+    SG_READ_BGZF_1 = 16,   /* ... on one thread */
+    SG_READ_2BIT = 32      /* UCSC .2bit */
+};
+typedef struct {
+    uint64_t bytes_in, bytes_out; /* as stored, and as text */
+    int threads;                  /* the most threads that inflated an input */
+    double seconds;               /* their CPU seconds */
+    int seconds_unknown;          /* some inflating was on htslib's threads, which do not say */
+    uint64_t chunks, in_order;    /* plain gzip on all threads: pieces inflated apart, and of them redone in order */
+    unsigned kinds;               /* SG_READ_* bits */
+} sg_read_stats_t;
+
+/** The read stage of every reader of the run so far (added as each file is closed). */
+void sg_read_stats(sg_read_stats_t *st);
+/** ... as a --stats member: the line "  \"read\": {...},". */
+void sg_read_stats_json(FILE *fp);
 
 /**
  * The start of a text input, s[0..n) (its first line at least, or all of

@@ -124,3 +124,66 @@ __kernel void find_mismatch(__global const uchar *text, const ulong n_start, __g
         if (mm <= lim) put_hit(hits, count, cap, pos, mm_pats[4 * k + 2]);
     }
 }
+
+/* The text byte at i, a separator before the window's first one. */
+inline uchar text_at(__global const uchar *text, long i)
+{
+    return i < 0 ? (uchar)'\n' : text[i];
+}
+
+/* Mismatch bits of pattern (off, len) against the window at a: bit k is a
+ * counted position whose text base is not in its set. */
+inline uint window_mismatches(__global const uchar *text, long a, __global const uchar *masks, __global const uchar *pam,
+                              uint off, uint len, uint fold)
+{
+    uint m = 0;
+    for (uint k = 0; k < len; k++)
+        if (!pam[off + k] && !(base_class(text_at(text, a + (long)k), fold) & masks[off + k])) m |= 1u << k;
+    return m;
+}
+
+/* Bulge search (src/find_bulge.h), one work-item per anchor (the start of
+ * the window whose PAM is the site's), from back bases before the window's
+ * first base on, as a site there may start in the window. pats: per pattern
+ * its offset into masks and pam, its length and its limit, then for each of
+ * the 5 variants (X, DNA 1 and 2, RNA 1 and 2) its rank (-1: not searched),
+ * the far window's shift and the site's start from the anchor, the site's
+ * length less the window's, the unpaired guide bases, the cuts lo..hi, and
+ * whether the PAM is on the left. A variant's mismatches at cut c are
+ * popcount(low & below(c)) + popcount(high >> (c + skip)), at least
+ * popcount(near & far) - skip; a site whose best cut is within the limit,
+ * starting in [0, n_start), is a hit. */
+__kernel void find_bulges(__global const uchar *text, const ulong n_start, const ulong n_anchor, const uint back,
+                          __global const uchar *masks, __global const uchar *pam, __global const int *pats,
+                          const uint n_pats, const uint fold, __global ulong *hits, volatile __global uint *count,
+                          const uint cap)
+{
+    if (get_global_id(0) >= n_anchor) return;
+    const long a = (long)get_global_id(0) - (long)back;
+    for (uint p = 0; p < n_pats; p++) {
+        __global const int *P = pats + 44 * p;
+        const uint off = (uint)P[0], len = (uint)P[1], lim = (uint)P[2];
+        uint j = 0;
+        while (j < len && (!pam[off + j] || (base_class(text_at(text, a + (long)j), fold) & masks[off + j]))) j++;
+        if (j < len) continue; /* the PAM does not match here */
+        const uint near = window_mismatches(text, a, masks, pam, off, len, fold);
+        for (uint v = 0; v < 5; v++) {
+            __global const int *V = P + 4 + 8 * v;
+            const long t = a + V[2];
+            if (V[0] < 0 || t < 0 || t >= (long)n_start) continue;
+            const uint far = window_mismatches(text, a + V[1], masks, pam, off, len, fold);
+            if ((int)popcount(near & far) - V[4] > (int)lim) continue; /* the lower bound of every cut */
+            const uint low = V[7] ? near : far, high = V[7] ? far : near;
+            uint best = lim + 1;
+            for (int c = V[5]; c <= V[6]; c++) {
+                const uint s = (uint)(c + V[4]);
+                best = min(best, popcount(low & (c >= 32 ? ~0u : (1u << c) - 1)) + (s >= 32 ? 0u : popcount(high >> s)));
+            }
+            if (best > lim) continue;
+            const long site = (long)len + V[3];
+            long k = 0;
+            while (k < site && text[t + k] != '\n') k++; /* no site spans two records */
+            if (k == site) put_hit(hits, count, cap, (ulong)t, (uint)V[0]);
+        }
+    }
+}

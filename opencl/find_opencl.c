@@ -61,6 +61,7 @@ typedef struct {
     size_t overlap, window;
     uint32_t masks_len;
     int masks_local, bits_local;
+    int bulges;               /* the set searches bulges: find_bulges instead of find_mismatch */
     cl_context ctx;
     cl_program prog;
     char platform[128];
@@ -316,7 +317,8 @@ static int upload_plan(ocl_t *st, device_t *d, char *err, size_t errsz)
     const sg_motif_set_t *ms = st->ms;
     uint8_t *masks = sg_malloc(st->masks_len + 1), *pam = sg_calloc(st->masks_len + 1, 1);
     uint32_t *pats = sg_malloc((3 * ms->n_pat + 1) * sizeof *pats), off = 0;
-    uint32_t *mm_pats = sg_malloc((4 * st->plan.n_approx + 1) * sizeof *mm_pats), *offs = sg_malloc((ms->n_pat + 1) * 4);
+    const int stride = st->bulges ? 4 + 8 * SG_VARIANTS : 4; /* find_bulges' record of a pattern, or find_mismatch's */
+    uint32_t *mm_pats = sg_calloc((size_t)stride * st->plan.n_approx + 1, sizeof *mm_pats), *offs = sg_malloc((ms->n_pat + 1) * 4);
     for (int i = 0; i < ms->n_pat; i++) {
         const sg_pattern_t *p = &ms->pat[i];
         memcpy(masks + off, p->mask, p->len);
@@ -328,15 +330,27 @@ static int upload_plan(ocl_t *st, device_t *d, char *err, size_t errsz)
     }
     for (int k = 0; k < st->plan.n_approx; k++) {
         const sg_pattern_t *p = &ms->pat[st->plan.approx[k]];
-        uint32_t *m = mm_pats + 4 * k;
+        uint32_t *m = mm_pats + (size_t)stride * k;
         m[0] = offs[st->plan.approx[k]];
         m[1] = (uint32_t)p->len;
-        m[2] = p->rank;
-        m[3] = (uint32_t)p->max_mm;
+        m[2] = st->bulges ? (uint32_t)p->max_mm : p->rank;
+        m[3] = st->bulges ? 0 : (uint32_t)p->max_mm;
+        for (int v = 0; st->bulges && v < SG_VARIANTS; v++) {
+            const sg_gap_t *g = &p->gap[v];
+            int32_t *x = (int32_t *)m + 4 + 8 * v;
+            x[0] = p->vrank[v] == SG_NO_RANK ? -1 : (int32_t)p->vrank[v];
+            x[1] = g->far;
+            x[2] = g->start;
+            x[3] = g->delta;
+            x[4] = g->skip;
+            x[5] = g->lo;
+            x[6] = g->hi;
+            x[7] = g->left;
+        }
     }
     int r = buffer(st, &d->masks, masks, st->masks_len, err, errsz);
     if (!r) r = buffer(st, &d->pam, pam, st->masks_len, err, errsz);
-    if (!r) r = buffer(st, &d->mm_pats, mm_pats, 4 * st->plan.n_approx * sizeof *mm_pats, err, errsz);
+    if (!r) r = buffer(st, &d->mm_pats, mm_pats, (size_t)stride * st->plan.n_approx * sizeof *mm_pats, err, errsz);
     if (!r) r = buffer(st, &d->pats, pats, 3 * ms->n_pat * sizeof *pats, err, errsz);
     /* the range kernel takes every pattern the q-gram filter does not: the plan's vector list */
     if (!r) r = buffer(st, &d->ids, st->plan.vector, st->plan.n_vector * sizeof *st->plan.vector, err, errsz);
@@ -381,8 +395,8 @@ static int slot_init(ocl_t *st, slot_t *s, device_t *d, char *err, size_t errsz)
     CK(e, "clCreateKernel (find_ranges)");
     s->k_qgram = clCreateKernel(st->prog, "find_qgram", &e);
     CK(e, "clCreateKernel (find_qgram)");
-    s->k_mismatch = clCreateKernel(st->prog, "find_mismatch", &e);
-    CK(e, "clCreateKernel (find_mismatch)");
+    s->k_mismatch = clCreateKernel(st->prog, st->bulges ? "find_bulges" : "find_mismatch", &e);
+    CK(e, "clCreateKernel (the mismatch kernel)");
     size_t bytes = text_bytes(st->window, st->overlap);
     s->text = clCreateBuffer(st->ctx, CL_MEM_READ_ONLY, bytes, NULL, &e);
     CK(e, "clCreateBuffer (text)");
@@ -457,12 +471,19 @@ static int run_kernels(ocl_t *st, slot_t *s, uint64_t n, char *err, size_t errsz
         CK(clEnqueueNDRangeKernel(s->queue, k, 1, NULL, &global, &d->group, 0, NULL, NULL), "running find_qgram");
     }
     if (st->plan.n_approx) {
-        size_t global = (size_t)((n + d->group - 1) / d->group * d->group);
+        /* with bulges, the anchors reach SG_MAX_BULGE bases past the window's starts on either side */
+        cl_ulong n_anchor = n + (st->bulges ? 2 * SG_MAX_BULGE : 0);
+        cl_uint back = SG_MAX_BULGE;
+        size_t global = (size_t)((n_anchor + d->group - 1) / d->group * d->group);
         cl_uint n_mm = (cl_uint)st->plan.n_approx;
         cl_kernel k = s->k_mismatch;
         int a = 0;
         CK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->text), "clSetKernelArg");
         CK(clSetKernelArg(k, a++, sizeof n_start, &n_start), "clSetKernelArg");
+        if (st->bulges) {
+            CK(clSetKernelArg(k, a++, sizeof n_anchor, &n_anchor), "clSetKernelArg");
+            CK(clSetKernelArg(k, a++, sizeof back, &back), "clSetKernelArg");
+        }
         CK(clSetKernelArg(k, a++, sizeof(cl_mem), &d->masks), "clSetKernelArg");
         CK(clSetKernelArg(k, a++, sizeof(cl_mem), &d->pam), "clSetKernelArg");
         CK(clSetKernelArg(k, a++, sizeof(cl_mem), &d->mm_pats), "clSetKernelArg");
@@ -471,7 +492,7 @@ static int run_kernels(ocl_t *st, slot_t *s, uint64_t n, char *err, size_t errsz
         CK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->hits), "clSetKernelArg");
         CK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->count), "clSetKernelArg");
         CK(clSetKernelArg(k, a++, sizeof cap, &cap), "clSetKernelArg");
-        CK(clEnqueueNDRangeKernel(s->queue, k, 1, NULL, &global, &d->group, 0, NULL, NULL), "running find_mismatch");
+        CK(clEnqueueNDRangeKernel(s->queue, k, 1, NULL, &global, &d->group, 0, NULL, NULL), "running the mismatch kernel");
     }
     return 0;
 }
@@ -663,6 +684,7 @@ int sg_backend_opencl(const sg_backend_opts_t *o, sg_backend_t **out, char *err,
     ocl_t *st = sg_calloc(1, sizeof *st);
     st->ms = o->motifs;
     st->fold = o->skip_masked ? 0xff : 0xdf;
+    st->bulges = o->motifs->dna_bulge || o->motifs->rna_bulge;
     st->overlap = o->motifs->max_len ? o->motifs->max_len - 1 : 0;
     for (int i = 0; i < o->motifs->n_pat; i++) st->masks_len += o->motifs->pat[i].len;
     pthread_mutex_init(&st->mu, NULL);

@@ -155,6 +155,37 @@ void sg_scc_plan(double vertices, sg_backend_estimate_t *e)
     e->unit = "vertices";
 }
 
+/* scc's de Bruijn graph, fitted to recorded runs. The cpu: thread-seconds
+ * per 1e9 bases of reads (binning, counting the bins, the threshold) and
+ * per k-mer kept (the compaction), on the 2-core VM: 1 M reads of 150 bp
+ * (0.156 Gb of bases), 2 threads, 3.0 s of CPU for the repeats and 5.3 s
+ * with -c 5, 4.9 M k-mers kept (docs/benchmarks.md). The device: a whole
+ * run of 2 M and 10 M reads on the H200 host with 16 threads, 1.19 and
+ * 2.72 s (bench/results/h200-2026-11-29-scc.md): beyond the start, 0.42 s
+ * (the table's buffers), and per 1e9 bases 0.12 s on the device (copies,
+ * sorts, merges: its --stats) and the rest, 18.5 thread-s, on the host
+ * (reading, parsing, filling the pinned batches). The kept k-mers a run
+ * with -c expects: the bases over a coverage of 30 (the solid graph of a
+ * genome read at 30x; 49.4 M kept of 1.5 Gb there). */
+#define DBG_CPU_COUNT 19.0
+#define DBG_CPU_KEPT 0.47e-6
+#define DBG_GPU_FIXED 0.42
+#define DBG_GPU_DEVICE 0.12
+#define DBG_GPU_HOST 18.5
+#define DBG_SOLID_COVERAGE 30.0
+
+void sg_dbg_plan(double bases, int threads, int solid, sg_backend_estimate_t *e)
+{
+    double env = plan_bases_env();
+    if (env > 0) bases = env;
+    const double gb = bases / 1e9, t = threads > 0 ? threads : 1, kept = solid ? bases / DBG_SOLID_COVERAGE : 0;
+    e->cpu_s = (gb * DBG_CPU_COUNT + kept * DBG_CPU_KEPT) / t;
+    e->gpu_s = GPU_START_S + DBG_GPU_FIXED + gb * (DBG_GPU_DEVICE + DBG_GPU_HOST / t);
+    e->gpus = 1;
+    e->size = bases;
+    e->unit = "bases";
+}
+
 int sg_backend_gpu_possible(char *why, size_t whysz)
 {
     if (!lookup("cuda")) snprintf(why, whysz, "auto: cpu (built without cuda)");
@@ -163,37 +194,45 @@ int sg_backend_gpu_possible(char *why, size_t whysz)
     return 0;
 }
 
-/* scc -g overlap's index and chaining, measured on the H200 host
- * (bench/overlap_bench.sh, 1.0 Gb of pbsim reads, 16 threads;
- * bench/results/h200-2026-12-01-overlap-chain.md): on the cpu,
- * thread-seconds per 1e9 bases (the index: sketch, partition, sort, 0.88 s
- * of 16 threads; the chaining and the PAF, 0.89 s); on the device, seconds
- * per 1e9 bases (the index's copies, sketch, sort, select and copy back,
- * 0.63 s; the chaining, 0.81 s) and the host's part in thread-seconds (the
- * buckets and the repeat reads' hits, beside the device's chaining, and the
- * overlaps from the chains: 0.5 s of 16 threads). So with 16 threads the
- * cpu; with 8 the device from about 600 Mb of reads, with 2 from 100 Mb. */
-#define OVL_INDEX_COST 14.0
-#define OVL_CHAIN_COST 14.0
-#define OVL_GPU_COST (0.63 + 0.81)
-#define OVL_HOST_COST 8.0
+/* scc -g overlap's reading, index and chaining, fitted to recorded runs
+ * (bench/overlap_bench.sh, pbsim CLR reads of 0.85 to 0.99 accuracy, mean
+ * 0.90, 16 threads on the H200 hosts, 2 on the VM). The cpu's thread-seconds
+ * per 1e9 bases vary with the repeats in the reads: 48 on 1.0 Gb of a 50 Mb
+ * genome with eight satellite arrays (3.0 s; h200-2026-12-01-overlap-chain.md),
+ * 92 on the VM (46 s), 197 on 0.4 Gb of a 20 Mb genome with the same arrays
+ * (4.9 s; h200x2-2026-12-01-final.md). The device's run of the same stages:
+ * 3.0 s on the 1.0 Gb, 3.3 s on the 0.4 Gb (the index 0.63 s on the device
+ * per Gb, the chaining 0.8, and on the host the reading, the buckets and
+ * the repeat reads' chains). A wrong choice costs little on the 1.0 Gb
+ * (cuda's whole run 4.55 s, the cpu's 4.19) and much on the 0.4 Gb (4.65
+ * and 6.04 s), so the cpu's figure is taken near the dearer end: the device
+ * from about 0.1 Gb of reads at 16 threads, and at any size from a few
+ * threads on, but the cpu for a few megabases, where the start dominates. */
+#define OVL_CPU_COST 100.0
+#define OVL_GPU_COST 0.8
+#define OVL_HOST_COST 24.0
 
 void sg_overlap_plan(double bases, int threads, sg_backend_estimate_t *e)
 {
     double env = plan_bases_env();
     if (env > 0) bases = env;
     double gb = bases / 1e9, t = threads > 0 ? threads : 1;
-    e->cpu_s = gb * (OVL_INDEX_COST + OVL_CHAIN_COST) / t;
+    e->cpu_s = gb * OVL_CPU_COST / t;
     e->gpu_s = GPU_START_S + gb * (OVL_GPU_COST + OVL_HOST_COST / t);
     e->gpus = 1;
     e->size = bases;
     e->unit = "bases";
 }
 
+const char *sg_backend_pick(const sg_backend_estimate_t *e)
+{
+    return e->gpu_s < AUTO_MARGIN * e->cpu_s ? "cuda" : "cpu";
+}
+
 const char *sg_backend_auto(const sg_backend_estimate_t *e, char *why, size_t whysz)
 {
     if (!sg_backend_gpu_possible(why, whysz)) return "cpu";
-    const char *name = e->gpu_s < AUTO_MARGIN * e->cpu_s ? "cuda" : "cpu";
+    const char *name = sg_backend_pick(e);
     snprintf(why, whysz, "auto: %s (estimated %.2f s on cpu, %.2f s on cuda, for %.2g %s)", name, e->cpu_s, e->gpu_s,
              e->size, e->unit);
     return name;
@@ -291,7 +330,8 @@ int sg_graph_builder_open(const char *graph, const char *name, const sg_graph_op
         return SG_ERR_INPUT;
     }
     sg_kmer_table_t *t;
-    const sg_kmer_opts_t ko = {.k = o->k, .n_threads = o->n_threads, .devices = o->devices, .max_bytes = o->max_bytes};
+    const sg_kmer_opts_t ko = {.k = o->k, .n_threads = o->n_threads, .devices = o->devices, .max_bytes = o->max_bytes,
+                               .tmp_dir = o->tmp_dir, .expect = o->expect, .min_keep = sg_graph_min_count(o)};
     int r = sg_kmer_table_open(name, &ko, &t, err, errsz);
     return r < 0 ? r : sg_graph_builder_dbg(t, o, out);
 }

@@ -32,11 +32,24 @@ void sg_backend_plan(const sg_backend_opts_t *o, int n_listed, sg_backend_estima
 void sg_scc_plan(double vertices, sg_backend_estimate_t *e);
 
 /**
- * scc -g overlap's estimate: the minimizer index of so many bases of reads
- * on threads host threads or on a device (sketching, sorting, bucketing);
- * the chaining after it runs on the host's threads either way.
+ * scc's de Bruijn graph estimate: the k-mers of so many bases of reads
+ * counted and compacted into unitigs on threads host threads, or on a
+ * device; solid: a threshold (-c) that keeps the genome's k-mers (else
+ * --min-copies keeps the repeats', few). SEQGPU_PLAN_BASES as above.
+ */
+void sg_dbg_plan(double bases, int threads, int solid, sg_backend_estimate_t *e);
+
+/**
+ * scc -g overlap's estimate: the reads' minimizer index and the chaining of
+ * their overlaps, of so many bases of reads, on threads host threads or on
+ * a device (which leaves the reading, the buckets and the repeat reads'
+ * chains to the host's threads).
  */
 void sg_overlap_plan(double bases, int threads, sg_backend_estimate_t *e);
+
+/** The backend the estimate favours, device or not: "cuda" when its time is
+ * at least 10% shorter, else "cpu" (sg_backend_auto's rule, for tests). */
+const char *sg_backend_pick(const sg_backend_estimate_t *e);
 
 /** Whether auto could take cuda here: built in, and a GPU reported; if
  * not, the reason (auto: cpu ...) goes to why. Costs no CUDA start. */
@@ -44,7 +57,8 @@ int sg_backend_gpu_possible(char *why, size_t whysz);
 
 /**
  * The auto rule: cuda when this binary has it, the kernel driver reports a
- * GPU, and the estimate on cuda is at least 10% shorter; else cpu. The
+ * GPU, and the estimate on cuda is at least 10% shorter (sg_backend_pick);
+ * else cpu. The
  * choice and its reason go to why ("auto: cuda (estimated ...)"), for -v and
  * --stats; nothing is printed.
  * @return "cpu" or "cuda"

@@ -22,6 +22,7 @@ void sg_chunk_free(sg_chunk_t *c)
     free(c->seg);
     free(c->names);
     free(c->err);
+    free(c->packed);
     free(c);
 }
 

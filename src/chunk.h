@@ -42,6 +42,7 @@ typedef struct sg_chunk {
     int midline;      /* FASTA: the raw block starts inside a sequence line */
     int file_end;     /* last block of its file */
     int tail;         /* the bases after a part of the input (find --part): overlap for the chunk before, never owned */
+    void *packed;     /* a .2bit block: the stretches of records the parser unpacks (seqio.c), or NULL */
     char *err;        /* parse error message (without the record), or NULL */
     int err_seg;      /* record of the block the error is in (segment index, or n_seg if not added yet) */
 

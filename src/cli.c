@@ -2,20 +2,92 @@
 #include "cli.h"
 
 #include "log.h"
+#include "version.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* The CPUs that one cgroup's limit file allows: v2's cpu.max ("QUOTA
+ * PERIOD", or "max PERIOD"), or v1's cpu.cfs_quota_us (-1: none) over
+ * cpu.cfs_period_us; 0 when there is no limit or no such file. */
+static double cgroup_limit(const char *dir, int v2)
+{
+    char path[PATH_MAX + 32], buf[64]; /* dir is at most PATH_MAX long */
+    double quota = 0, period = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, v2 ? "cpu.max" : "cpu.cfs_quota_us");
+    FILE *fp = fopen(path, "r");
+    if (!fp) return 0;
+    if (v2) {
+        if (fscanf(fp, "%63s %lf", buf, &period) != 2 || !strcmp(buf, "max")) period = 0;
+        else quota = strtod(buf, NULL);
+    } else if (fscanf(fp, "%lf", &quota) == 1 && quota > 0) {
+        fclose(fp);
+        snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir);
+        if (!(fp = fopen(path, "r"))) return 0;
+        if (fscanf(fp, "%lf", &period) != 1) period = 0;
+    }
+    fclose(fp);
+    return quota > 0 && period > 0 ? quota / period : 0;
+}
+
+int sg_cgroup_cpus(const char *root, const char *self)
+{
+    FILE *fp = fopen(self, "r");
+    if (!fp) return 0;
+    char line[PATH_MAX + 64];
+    double cpus = 0;
+    while (fgets(line, sizeof line, fp)) {
+        /* "ID:CONTROLLERS:PATH": v2's is "0::PATH", v1's cpu line names cpu among its controllers */
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2) continue;
+        *c1 = *c2 = 0;
+        char *ctl = c1 + 1, *rel = c2 + 1, dir[PATH_MAX];
+        rel[strcspn(rel, "\n")] = 0;
+        int v2 = !strcmp(line, "0") && !*ctl;
+        if (!v2) {
+            char list[256];
+            snprintf(list, sizeof list, ",%s,", ctl);
+            if (!strstr(list, ",cpu,")) continue;
+        }
+        /* the limit of the process's own cgroup and of each above it (all
+         * apply); inside a container the path may name a cgroup of the host
+         * that is not mounted, and the container's own is the mount's root */
+        int n = snprintf(dir, sizeof dir, "%s%s%s%s", root, v2 ? "" : "/", v2 ? "" : ctl, rel);
+        if (n < 0 || (size_t)n >= sizeof dir) continue;
+        size_t top = strlen(root) + (v2 ? 0 : 1 + strlen(ctl));
+        for (;;) {
+            double c = cgroup_limit(dir, v2);
+            if (c > 0 && (cpus == 0 || c < cpus)) cpus = c;
+            char *slash = strrchr(dir + top, '/');
+            if (!slash) break;
+            *slash = 0;
+        }
+    }
+    fclose(fp);
+    return cpus > 0 ? (int)ceil(cpus - 1e-9) : 0;
+}
+
 int sg_default_threads(void)
 {
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    long n = sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0 ? CPU_COUNT(&set)
+                                                                               : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1) n = 1;
+    /* a container or a batch job's CPU quota, as the Java and Go runtimes read it (nproc does not) */
+    int quota = sg_cgroup_cpus("/sys/fs/cgroup", "/proc/self/cgroup");
+    return quota > 0 && quota < n ? quota : (int)n;
+}
+
+int sg_version(void)
+{
+    printf("seqgpu %s\n", SG_VERSION);
+    return SG_EXIT_OK;
 }
 
 int sg_parse_int(const char *s, long lo, long hi, long *out)

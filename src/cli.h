@@ -4,8 +4,26 @@
 
 #include <stddef.h>
 
-/** CPUs this process may run on (sched_getaffinity), at least 1. */
+/** CPUs this process may use: those it may run on (sched_getaffinity),
+ * fewer when its cgroup's CPU quota allows fewer; at least 1. */
 int sg_default_threads(void);
+
+/**
+ * The CPU quota of the cgroups of a process, rounded up: the smallest of the
+ * limits of its cgroup and those above it, cgroup v2 (cpu.max) or v1
+ * (cpu.cfs_quota_us / cpu.cfs_period_us).
+ * @param root  where cgroups are mounted (/sys/fs/cgroup)
+ * @param self  the process's cgroup list (/proc/self/cgroup)
+ * @return the CPUs, or 0 when no quota applies
+ */
+int sg_cgroup_cpus(const char *root, const char *self);
+
+/** --version, -V: "seqgpu VERSION" on stdout; returns SG_EXIT_OK. */
+int sg_version(void);
+
+/* The exit codes, as -h, the README and the man pages word them. */
+#define SG_EXIT_STATUS_TEXT \
+    "Exit status: 0 success, 1 usage or input error, 2 output or internal error, 3 a GPU backend that was asked for failed.\n"
 
 /** Parse a whole decimal integer in [lo, hi]; 0 or -1. */
 int sg_parse_int(const char *s, long lo, long hi, long *out);

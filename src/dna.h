@@ -162,11 +162,10 @@ SG_DNA_FN uint64_t sg_kmer64_hash(uint64_t x) { return sg_mix64(x); }
 SG_DNA_FN uint64_t sg_kmer128_hash(sg_kmer128_t x) { return sg_mix64((uint64_t)x ^ sg_mix64((uint64_t)(x >> 64))); }
 
 /** The part (0 to n - 1) of a k-mer whose hash is h, when the k-mers are cut
- * into n near-equal parts (scc --part, and the cpu table's bounded memory):
- * bits 24-55 of the hash scaled to n, so that part 2i of 2n and part 2i + 1
- * of 2n are the two halves of part i of n. The cpu table's lock partitions
- * take the top byte and its slots the low bits, so a part still spreads
- * over all of them. */
+ * into n near-equal parts (scc --part, and the GPUs of --device): bits 24-55
+ * of the hash scaled to n, so that part 2i of 2n and part 2i + 1 of 2n are
+ * the two halves of part i of n. The other bits stay free for the tables'
+ * own spreading. */
 SG_DNA_FN uint32_t sg_kmer_part(uint64_t h, uint32_t n)
 {
     return (uint32_t)(((h >> 24) & 0xffffffffu) * (uint64_t)n >> 32);

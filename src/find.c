@@ -28,10 +28,10 @@
 static void usage(FILE *fp)
 {
     fprintf(fp,
-"Usage: seqgpu find [options] [<in.fa|in.fq|->[.gz] ...]\n"
+"Usage: seqgpu find [options] [<in.fa|in.fq|in.2bit|->[.gz] ...]\n"
 "       seqgpu find [options] --cas-offinder input.txt\n"
 "\n"
-"Find every occurrence of IUPAC DNA motifs in FASTA/FASTQ records, on both\n"
+"Find every occurrence of IUPAC DNA motifs in FASTA/FASTQ/.2bit records, on both\n"
 "strands, exactly or within a number of mismatches and next to a PAM, on a\n"
 "GPU when there is one and on all CPU cores when not. Output is BED6 by\n"
 "default, identical from every backend and thread count. With no input named,\n"
@@ -45,18 +45,32 @@ static void usage(FILE *fp)
 "      --pam SEQ          IUPAC PAM on the 3' side of every motif, matched exactly,\n"
 "                         never counted (SpCas9: NGG)\n"
 "      --pam-5 SEQ        IUPAC PAM on the 5' side of every motif (Cas12a: TTTV)\n"
-"      --cas-offinder FILE  take the genome folder, the pattern and the guides (each\n"
-"                         with its own limit and id) from a Cas-OFFinder input file\n"
+"      --cas-offinder FILE  take the genome folder, the pattern (and Cas-OFFinder 3's bulge\n"
+"                         sizes) and the guides (each with its own limit and id) from a\n"
+"                         Cas-OFFinder input file\n"
+"      --guides-include-pam  the guides are given with their PAM (as CRISPOR lists them): cut it off\n"
+"      --dna-bulge INT    also sites with a DNA bulge of up to INT bases (0 to 2): extra DNA\n"
+"                         bases, a gap in the guide                            [0]\n"
+"      --rna-bulge INT    also sites with an RNA bulge of up to INT bases (0 to 2): unpaired\n"
+"                         guide bases, a gap in the DNA                        [0]\n"
+"      --all-alignments   every placement of a site's gap (tsv, casoffinder3), not the best only\n"
+"      --score LIST       each site's off-target scores: cfd, mit or cfd,mit (20-nt guides, 3' PAM\n"
+"                         of 3 bases; MIT for sites without a bulge)\n"
+"      --guide-summary FILE  a TSV of each guide's sites by bulge type and mismatches, and its MIT\n"
+"                         and CFD specificities as CRISPOR gives them (MultiQC custom content)\n"
 "  -s, --strand STR       both | + | -                      [both]\n"
 "  -o, --output FILE      output file; FILE.gz or FILE.bgz is BGZF-compressed  [-]\n"
-"      --index            also write a tabix index, FILE.gz.tbi (bed, -o FILE.gz)\n"
-"  -F, --format STR       bed | tsv | count | casoffinder   [bed]\n"
-"  -t, --threads INT      total threads                     [all online CPUs]\n"
+"      --index, --write-index  also write a tabix index, FILE.gz.tbi (bed, -o FILE.gz)\n"
+"  -F, --format STR       bed | tsv | count | casoffinder | casoffinder3   [bed]\n"
+"      --by-file          -F count: a row per input file and motif, not per record\n"
+"                         (the hits of a FASTQ file rather than of each read)\n"
+"  -t, --threads INT      total threads                     [the CPUs it may use]\n"
 "  -b, --backend STR      auto | cpu | cuda | opencl        [auto: the fastest by estimate]\n"
 "      --device INT[,INT] GPU index(es)                     [0]\n"
 "      --skip-masked      lowercase (soft-masked) bases never match\n"
 "      --stats FILE       write a JSON run summary (bases, hits per motif, backend, stage times),\n"
-"                         and FILE less .json as FILE_mqc.json for MultiQC (hits per motif and input)\n"
+"                         and FILE less .json as FILE_mqc.json for MultiQC (hits per motif; the\n"
+"                         sample is FILE's name less .json, so each run is a sample)\n"
 "      --summary          with -F count or --stats: tables of hits per motif and strand (and per\n"
 "                         record, up to 20 records) on standard error, -q or not\n"
 "      --kernel STR       exact motifs: auto | sunday | vector | qgram (opencl: no sunday)  [auto]\n"
@@ -67,6 +81,7 @@ static void usage(FILE *fp)
 "  -q, --quiet            no progress or summary lines on stderr\n"
 "      --progress[=SEC]   a progress line every SEC seconds [5], terminal or not\n"
 "  -v, --verbose          also say which backend auto chose, and why\n"
+"  -V, --version          print the version and exit\n"
 "  -h, --help             show this help and exit\n"
 "\n"
 "Matching is case-insensitive; text bases other than A/C/G/T never match and a\n"
@@ -75,20 +90,35 @@ static void usage(FILE *fp)
 "reverse complement is searched once and reported with strand '.'.\n"
 "With a PAM, the window is 5' PAM + motif + 3' PAM: PAM positions must match\n"
 "exactly, a motif position whose text base is not A/C/G/T or not in the letter's\n"
-"set is a mismatch, and a window with at most -M mismatches is a hit.\n"
+"set is a mismatch, and a window with at most -M mismatches is a hit. With bulges,\n"
+"a site is the window aligned with one gap, never in the PAM nor at the guide's\n"
+"PAM-distal end; its mismatches do not count the bulge. Each site (guide, strand,\n"
+"bulge type and size, span) is reported once, with its best alignment: fewest\n"
+"mismatches, then the gap farthest from the PAM.\n"
 "\n"
 "Formats:\n"
-"  bed          chrom, start (0-based), end, name, mismatches, strand\n"
+"  bed          chrom, start (0-based), end, name, mismatches, strand (with bulges: and the\n"
+"               bulge type X, DNA or RNA, and its size)\n"
 "  tsv          seqID, patternName, pattern, strand, start (1-based), end, matched (seqkit\n"
 "               locate); with -M or a PAM, matched is upper case with mismatched bases\n"
-"               in lower case, and a mismatches column follows\n"
+"               in lower case, and a mismatches column follows (with bulges: the bulge type\n"
+"               and size, and the guide's row of the alignment; gaps are '-')\n"
 "  count        seqID, patternName, hits: one row per record and motif\n"
+"               (--by-file: file, patternName, hits: one row per input file and motif)\n"
 "  casoffinder  query, record, start (0-based), site, strand, mismatches[, id]\n"
 "               (Cas-OFFinder 2.4)\n"
+"  casoffinder3 id, bulge type, crRNA, DNA, record, start (0-based), strand, mismatches,\n"
+"               bulge size (Cas-OFFinder 3)\n"
+"  --score adds cfd and mit columns (NA where a score is not defined)\n"
 "\n"
 "Examples:\n"
 "  seqgpu find -m GAATTC -m GGATCC genome.fa.gz > sites.bed\n"
-"  seqgpu find -f guides.txt -M 4 --pam NGG genome.fa > offtargets.bed\n");
+"  seqgpu find -f guides.txt -M 4 --pam NGG genome.fa > offtargets.bed\n"
+"  seqgpu find -f guides.txt -M 4 --pam NGG --dna-bulge 1 --rna-bulge 1 --score cfd,mit \\\n"
+"      --guide-summary guides_mqc.tsv -F tsv genome.fa > offtargets.tsv\n"
+
+"\n"
+SG_EXIT_STATUS_TEXT);
 }
 
 typedef struct {
@@ -158,7 +188,7 @@ static int step_write(void *vctx, void *item, sg_emit_t *emit)
     int r = sg_writer_put(&ctx->writer, c, &o->text);
     while (r == 0 && !o->text.done) {
         r = format_more(ctx, c, o);
-        if (r == 0 && !o->text.done && !o->text.text.l) { /* it stops only with text to write */
+        if (r == 0 && !o->text.done && !sg_chunk_text_held(&o->text)) { /* it stops only with something to write */
             sg_error("internal error: chunk %llu formats no further", (unsigned long long)c->id);
             r = SG_ERR_SYSTEM;
         }
@@ -174,9 +204,10 @@ static const char *step_names[N_STEPS] = {"read", "parse", "chunk", "scan", "wri
 typedef struct {
     char **inputs;
     int n_inputs;
-    const char *output, *stats, *backend, *kernel, *pam3, *pam5, *casoff;
+    const char *output, *stats, *backend, *kernel, *pam3, *pam5, *casoff, *guide_summary;
     sg_devices_t devices;
-    int threads, skip_masked, quiet, verbose, strands, max_mm, index, summary;
+    int threads, skip_masked, quiet, verbose, strands, max_mm, index, summary, by_file;
+    int dna_bulge, rna_bulge, bulge_set, all_alignments, scores, with_pam;
     double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     sg_outfmt_t format;
     size_t chunk_size;
@@ -199,8 +230,9 @@ static void write_stats(FILE *fp, const find_opts_t *o, const find_ctx_t *ctx, c
         fputs(",\n  \"backend_choice\": ", fp);
         sg_json_str(fp, ctx->backend->why);
     }
-    fprintf(fp, ",\n  \"threads\": %d,\n  \"input_bytes\": %llu,\n  \"records\": %lld,\n  \"bases\": %llu,\n",
-            o->threads, (unsigned long long)sg_reader_bytes(ctx->in.reader), (long long)ctx->in.chunker.n_rec,
+    fprintf(fp, ",\n  \"threads\": %d,\n  \"dna_bulge\": %d,\n  \"rna_bulge\": %d,\n  \"input_bytes\": %llu,\n"
+                "  \"records\": %lld,\n  \"bases\": %llu,\n",
+            o->threads, ms->dna_bulge, ms->rna_bulge, (unsigned long long)sg_reader_bytes(ctx->in.reader), (long long)ctx->in.chunker.n_rec,
             (unsigned long long)ctx->bases);
     fputs("  \"motifs\": [\n", fp);
     for (int m = 0; m < ms->n_motif; m++) {
@@ -217,6 +249,7 @@ static void write_stats(FILE *fp, const find_opts_t *o, const find_ctx_t *ctx, c
     }
     fprintf(fp, "  ],\n  \"hits\": %llu,\n", (unsigned long long)total);
     if (ctx->backend->stats) ctx->backend->stats(ctx->backend, fp);
+    sg_read_stats_json(fp);
     fputs("  \"stage_seconds\": {", fp);
     for (int s = 0; s < N_STEPS; s++) fprintf(fp, "%s\"%s\": %.4f", s ? ", " : "", step_names[s], busy[s]);
     fprintf(fp, "},\n  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n", wall,
@@ -236,23 +269,15 @@ static int open_outputs(const find_opts_t *o, char *const *motif_files, int n_f,
     return r;
 }
 
-/* -o, --stats, --index, the MultiQC file */
-enum { N_OUTS = 4 };
+/* -o, --stats, --index, the MultiQC file, --guide-summary */
+enum { N_OUTS = 5 };
 
-/* The MultiQC file beside --stats FILE: FILE less .json (and .gz) +
- * _mqc.json, never compressed (MultiQC reads only plain files); none when
- * FILE is standard output (or another open descriptor), a device or a
- * FIFO, which have nothing beside. */
-static char *mqc_path(const char *stats)
+/* --score: every motif can be scored; else the first that cannot, in err. */
+static int scoreable(const sg_motif_set_t *ms, char *err, size_t errsz)
 {
-    struct stat st;
-    if (!stats || sg_outfile_fd(stats) >= 0 || (stat(stats, &st) == 0 && !S_ISREG(st.st_mode))) return NULL;
-    size_t n = strlen(stats);
-    if (sg_outfile_compressed(stats)) n = (size_t)(strrchr(stats, '.') - stats);
-    if (n > 5 && !strncmp(stats + n - 5, ".json", 5)) n -= 5;
-    char *p = sg_malloc(n + sizeof "_mqc.json");
-    snprintf(p, n + sizeof "_mqc.json", "%.*s_mqc.json", (int)n, stats);
-    return p;
+    for (int m = 0; m < ms->n_motif; m++)
+        if (!sg_score_applies(&ms->motif[m], err, errsz)) return 0;
+    return 1;
 }
 
 /* A limit lowered by the environment variable name, if it is set. */
@@ -267,7 +292,8 @@ static void limit_env(const char *name, size_t *limit)
 
 /* What a chunk may hold at once, whatever the density of its hits: hits of
  * a scan call (8 bytes each, and as many to sort them) about the chunk's own
- * bytes, and text as much; at least one start's hits (every pattern).
+ * bytes, and text as much; at least one start's hits (every pattern's
+ * every bulge variant: a rank each).
  * SEQGPU_FIND_HITS and SEQGPU_FIND_TEXT set them lower (tests: every chunk
  * in pieces). */
 static void set_limits(find_ctx_t *ctx, size_t chunk)
@@ -276,7 +302,7 @@ static void set_limits(find_ctx_t *ctx, size_t chunk)
     ctx->max_text = chunk > (1 << 20) ? chunk : 1 << 20;
     limit_env("SEQGPU_FIND_HITS", &ctx->max_hits);
     limit_env("SEQGPU_FIND_TEXT", &ctx->max_text);
-    if (ctx->max_hits <= (size_t)ctx->ms->n_pat) ctx->max_hits = (size_t)ctx->ms->n_pat + 1;
+    if (ctx->max_hits <= (size_t)ctx->ms->n_rank) ctx->max_hits = (size_t)ctx->ms->n_rank + 1;
 }
 
 static char stdin_name[] = "-";
@@ -290,7 +316,8 @@ static int usage_error(const char *fmt, const char *arg)
 int main_find(int argc, char **argv)
 {
     enum { OPT_DEVICE = 256, OPT_SKIP_MASKED, OPT_STATS, OPT_KERNEL, OPT_CHUNK, OPT_PAM, OPT_PAM5, OPT_CASOFF, OPT_INDEX,
-           OPT_PROGRESS, OPT_SUMMARY, OPT_PART };
+           OPT_PROGRESS, OPT_SUMMARY, OPT_PART, OPT_BY_FILE, OPT_DNA_BULGE, OPT_RNA_BULGE, OPT_ALL_ALN, OPT_SCORE,
+           OPT_GUIDE_SUMMARY, OPT_WITH_PAM };
     static const struct option lopts[] = {
         {"motif", required_argument, NULL, 'm'},     {"motif-file", required_argument, NULL, 'f'},
         {"strand", required_argument, NULL, 's'},    {"output", required_argument, NULL, 'o'},
@@ -301,16 +328,22 @@ int main_find(int argc, char **argv)
         {"max-mismatches", required_argument, NULL, 'M'}, {"pam", required_argument, NULL, OPT_PAM},
         {"pam-5", required_argument, NULL, OPT_PAM5}, {"cas-offinder", required_argument, NULL, OPT_CASOFF},
         {"index", no_argument, NULL, OPT_INDEX},     {"progress", optional_argument, NULL, OPT_PROGRESS},
+        {"write-index", no_argument, NULL, OPT_INDEX}, {"by-file", no_argument, NULL, OPT_BY_FILE},
         {"summary", no_argument, NULL, OPT_SUMMARY},
         {"quiet", no_argument, NULL, 'q'},           {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},            {"part", required_argument, NULL, OPT_PART},
+        {"version", no_argument, NULL, 'V'},
+        {"dna-bulge", required_argument, NULL, OPT_DNA_BULGE}, {"rna-bulge", required_argument, NULL, OPT_RNA_BULGE},
+        {"all-alignments", no_argument, NULL, OPT_ALL_ALN}, {"score", required_argument, NULL, OPT_SCORE},
+        {"guide-summary", required_argument, NULL, OPT_GUIDE_SUMMARY},
+        {"guides-include-pam", no_argument, NULL, OPT_WITH_PAM},
         {NULL, 0, NULL, 0}};
     find_opts_t o = {.output = "-", .backend = "auto", .kernel = "auto", .strands = SG_STRAND_BOTH,
                      .format = SG_OUT_BED};
     sg_motif_set_t ms = {0};
     sg_casoff_t co = {0};
     sg_find_part_t part = {0};
-    char err[1024], *index_path = NULL, *mqc = NULL;
+    char err[1024], *index_path = NULL, *mqc = NULL, *sample = NULL;
     long v;
     int c, ret = SG_EXIT_OK;
     double t0 = sg_realtime();
@@ -320,7 +353,7 @@ int main_find(int argc, char **argv)
     int n_m = 0, n_f = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":m:f:M:s:o:F:t:b:qvh", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, ":m:f:M:s:o:F:t:b:qvVh", lopts, NULL)) >= 0) {
         switch (c) {
         case 'm': mopt[n_m++] = optarg; break;
         case 'f': fopt[n_f++] = optarg; break;
@@ -338,12 +371,30 @@ int main_find(int argc, char **argv)
             }
             o.max_mm = (int)v;
             break;
+        case OPT_DNA_BULGE:
+        case OPT_RNA_BULGE:
+            if (sg_parse_int(optarg, 0, SG_MAX_BULGE, &v) < 0) {
+                ret = usage_error("invalid bulge size '%s' (0 to 2)", optarg);
+                goto out;
+            }
+            *(c == OPT_DNA_BULGE ? &o.dna_bulge : &o.rna_bulge) = (int)v;
+            o.bulge_set = 1;
+            break;
+        case OPT_ALL_ALN: o.all_alignments = 1; break;
+        case OPT_SCORE:
+            if ((o.scores = sg_score_parse(optarg)) < 0) {
+                ret = usage_error("invalid --score '%s' (cfd, mit or cfd,mit)", optarg);
+                goto out;
+            }
+            break;
+        case OPT_GUIDE_SUMMARY: o.guide_summary = optarg; break;
+        case OPT_WITH_PAM: o.with_pam = 1; break;
         case OPT_PAM: o.pam3 = optarg; break;
         case OPT_PAM5: o.pam5 = optarg; break;
         case OPT_CASOFF: o.casoff = optarg; break;
         case 'F':
             if (sg_outfmt_parse(optarg) < 0) {
-                ret = usage_error("invalid format '%s' (bed, tsv, count or casoffinder)", optarg);
+                ret = usage_error("invalid format '%s' (bed, tsv, count, casoffinder or casoffinder3)", optarg);
                 goto out;
             }
             o.format = sg_outfmt_parse(optarg);
@@ -376,6 +427,7 @@ int main_find(int argc, char **argv)
             }
             break;
         case OPT_SUMMARY: o.summary = 1; break;
+        case OPT_BY_FILE: o.by_file = 1; break;
         case OPT_PROGRESS:
             if (sg_parse_progress(optarg, &o.progress) < 0) {
                 ret = usage_error("invalid --progress '%s' (seconds, 0.1 or more)", optarg);
@@ -385,6 +437,7 @@ int main_find(int argc, char **argv)
         case 'q': o.quiet = 1; break;
         case 'v': o.verbose = 1; break;
         case 'h': usage(stdout); goto out;
+        case 'V': ret = sg_version(); goto out;
         case ':': ret = usage_error("option '%s' needs a value", argv[optind - 1]); goto out;
         default: ret = usage_error("unknown option '%s'", argv[optind - 1]); goto out;
         }
@@ -395,9 +448,10 @@ int main_find(int argc, char **argv)
     o.n_inputs = argc - optind;
     if (o.casoff) {
         /* the file names the genome, the pattern, the guides and their limits */
-        if (n_m + n_f || o.n_inputs || o.pam3 || o.pam5 || o.max_mm) {
-            ret = usage_error("%s", "--cas-offinder gives the genome, the PAM, the guides and their limits: "
-                                    "use it without -m, -f, -M, --pam, --pam-5 and input files");
+        if (n_m + n_f || o.n_inputs || o.pam3 || o.pam5 || o.max_mm || o.bulge_set || o.with_pam) {
+            ret = usage_error("%s", "--cas-offinder gives the genome, the PAM, the bulges, the guides and their limits: "
+                                    "use it without -m, -f, -M, --pam, --pam-5, --dna-bulge, --rna-bulge, "
+                                    "--guides-include-pam and input files");
             goto out;
         }
         if (sg_casoff_load(o.casoff, &ms, &co, err, sizeof err) < 0) {
@@ -407,6 +461,8 @@ int main_find(int argc, char **argv)
         }
         o.inputs = co.files;
         o.n_inputs = co.n_files;
+        o.dna_bulge = co.dna_bulge;
+        o.rna_bulge = co.rna_bulge;
     }
     if (n_m + n_f + !!o.casoff == 0) { ret = usage_error("%s", "no motif given: use -m SEQ or -f FILE"); goto out; }
     if (o.n_inputs == 0) {
@@ -414,6 +470,10 @@ int main_find(int argc, char **argv)
         if (isatty(STDIN_FILENO)) { ret = usage_error("%s", "no input file given (use - for standard input)"); goto out; }
         o.inputs = stdin_input;
         o.n_inputs = 1;
+    }
+    if (o.by_file && o.format != SG_OUT_COUNT) {
+        ret = usage_error("%s", "--by-file goes with -F count");
+        goto out;
     }
     if (o.part && o.format == SG_OUT_COUNT) {
         ret = usage_error("%s", "-F count cannot be cut into parts (a record may lie in several): take -F bed and "
@@ -433,22 +493,49 @@ int main_find(int argc, char **argv)
         ret = usage_error("%s", "--summary goes with -F count or --stats");
         goto out;
     }
+    if (o.format == SG_OUT_CASOFFINDER && (o.dna_bulge || o.rna_bulge || o.scores)) {
+        ret = usage_error("%s", "-F casoffinder (Cas-OFFinder 2.4's columns) has no bulge or score columns: "
+                                "take -F casoffinder3, tsv or bed");
+        goto out;
+    }
+    if (o.all_alignments && o.format != SG_OUT_TSV && o.format != SG_OUT_CASOFFINDER3) {
+        ret = usage_error("%s", "--all-alignments goes with -F tsv or -F casoffinder3 (the formats that show the "
+                                "alignment); bed and count give each site once");
+        goto out;
+    }
+    if (o.scores && o.format == SG_OUT_COUNT) {
+        ret = usage_error("%s", "--score adds columns to the sites: take -F bed, tsv or casoffinder3");
+        goto out;
+    }
+    if (o.guide_summary && o.part) {
+        ret = usage_error("%s", "--guide-summary: a part's summary is no summary of the whole; run it without --part");
+        goto out;
+    }
+    if (o.with_pam && !o.pam3 && !o.pam5) {
+        ret = usage_error("%s", "--guides-include-pam needs the PAM the guides carry: --pam or --pam-5");
+        goto out;
+    }
     if (sg_motif_set_window(&ms, o.pam5, o.pam3, o.max_mm, err, sizeof err) < 0) {
         sg_error("%s", err);
         ret = SG_EXIT_INPUT;
         goto out;
     }
+    ms.guides_include_pam = o.with_pam;
     /* the Cas-OFFinder file counts as an input, like the motif files */
     if (o.casoff) fopt[n_f] = (char *)o.casoff;
     if (o.index) {
         index_path = sg_malloc(strlen(o.output) + 5);
         sprintf(index_path, "%s.tbi", o.output);
     }
-    mqc = mqc_path(o.stats);
+    /* MultiQC's sample: the run, named as --stats (two runs over one genome,
+     * whose files must differ to sit in one folder, are two samples) */
+    sample = o.stats ? sg_mqc_run_name(o.stats) : NULL;
+    mqc = sg_mqc_beside(o.stats, sample, "_mqc.json");
     sg_outfile_t outs[N_OUTS] = {{.what = "-o", .path = o.output, .threads = o.threads},
                                  {.what = "--stats", .path = o.stats},
                                  {.what = "--index", .path = index_path, .threads = o.threads, .index_of = &outs[0]},
-                                 {.what = "the MultiQC file of --stats", .path = mqc}};
+                                 {.what = "the MultiQC file of --stats", .path = mqc},
+                                 {.what = "--guide-summary", .path = o.guide_summary}};
     if ((ret = sg_exit_code(open_outputs(&o, fopt, n_f + !!o.casoff, outs, N_OUTS))) != SG_EXIT_OK) goto out;
     for (int i = 0; i < n_m; i++) {
         if (sg_motif_add(&ms, NULL, mopt[i], err, sizeof err) < 0) {
@@ -464,6 +551,16 @@ int main_find(int argc, char **argv)
             goto fail;
         }
     }
+    if (sg_motif_set_bulges(&ms, o.dna_bulge, o.rna_bulge, err, sizeof err) < 0 ||
+        (o.scores && !scoreable(&ms, err, sizeof err))) {
+        sg_error("%s", err);
+        ret = SG_EXIT_INPUT;
+        goto fail;
+    }
+    if (!o.with_pam && !o.casoff && sg_motif_guides_carry_pam(&ms))
+        sg_warn("every guide %s with a match of the PAM %s: if the guides are given with their PAM, add "
+                "--guides-include-pam (as they are, each window is the guide, its PAM and the PAM again)",
+                ms.pam3 ? "ends" : "begins", ms.pam3 ? ms.pam3 : ms.pam5);
     sg_motif_compile(&ms, o.strands);
     int pr = o.part ? sg_find_part_plan(o.inputs, o.n_inputs, o.part, o.n_parts, ms.max_len - 1, &part) : 0;
     if (pr < 0) {
@@ -485,7 +582,10 @@ int main_find(int argc, char **argv)
         goto fail;
     }
     if (o.verbose && ctx.backend->why[0]) sg_info("%s", ctx.backend->why);
-    sg_formatter_init(&ctx.fmt, o.format, &ms, o.skip_masked);
+    sg_formatter_init(&ctx.fmt, o.by_file ? SG_OUT_COUNT_FILE : o.format, &ms, o.skip_masked);
+    ctx.fmt.all_alignments = o.all_alignments;
+    ctx.fmt.scores = o.scores;
+    ctx.fmt.tally = o.guide_summary != NULL;
     r = sg_writer_open(&ctx.writer, &outs[0], &ctx.fmt, o.part <= 1, o.n_inputs);
     size_t chunk = o.chunk_size ? o.chunk_size : ctx.backend->chunk_size;
     set_limits(&ctx, chunk);
@@ -511,8 +611,10 @@ int main_find(int argc, char **argv)
     if (r == 0) r = sg_pipeline_run(steps, N_STEPS, &ctx, &po);
     sg_progress_stop();
     double wall = sg_realtime() - t0;
+    if (r == 0 && o.by_file) r = sg_writer_files(&ctx.writer, o.inputs);
     if (r == 0 && o.stats) write_stats(outs[1].fp, &o, &ctx, busy, wall);
-    if (r == 0 && mqc) sg_mqc_find(outs[3].fp, &ms, ctx.writer.file_total, o.inputs, o.n_inputs);
+    if (r == 0 && mqc) sg_mqc_find(outs[3].fp, &ms, ctx.writer.file_total, o.n_inputs, sample);
+    if (r == 0 && o.guide_summary) sg_mqc_guides(outs[4].fp, &ms, ctx.writer.tally, ctx.fmt.scored);
     if (r == 0) r = sg_outfiles_close(outs, N_OUTS);
     else sg_outfiles_discard(outs, N_OUTS);
     if (r == 0) {
@@ -537,6 +639,7 @@ out:
     sg_progress_stop();
     free(index_path);
     free(mqc);
+    free(sample);
     sg_motif_set_free(&ms);
     sg_casoff_free(&co);
     free(mopt);

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "find_casoff.h"
 #include "../formats/seqio.h"
+#include "../formats/twobit.h"
 #include "cli.h"
 #include "log.h"
 
@@ -50,7 +51,7 @@ static int is_index(const char *name)
     return 0;
 }
 
-/* The genome's FASTA files: path itself, or the FASTA files of the folder path. */
+/* The genome's files: path itself, or the FASTA and .2bit files of the folder path. */
 static int list_genome(const char *path, sg_casoff_t *co, char *err, size_t errsz)
 {
     struct stat st;
@@ -91,24 +92,26 @@ static int list_genome(const char *path, sg_casoff_t *co, char *err, size_t errs
             r = SG_ERR_INPUT;
         } else if (!S_ISREG(st.st_mode) || is_index(names[i])) {
             c = -2; /* a subfolder, a device, an index: not part of the genome */
+        } else if (sg_2bit_file(file)) {
+            c = '>'; /* UCSC .2bit, as Cas-OFFinder reads it */
         } else if (nl > 5 && !strcmp(names[i] + nl - 5, ".2bit")) {
-            snprintf(err, errsz, "'%s': 2bit genomes are not read; convert it to FASTA (twoBitToFa)", file);
+            snprintf(err, errsz, "'%s' is named .2bit but is not a .2bit file (no signature 0x1A412743)", file);
             r = SG_ERR_INPUT;
         } else if ((c = first_byte(file, err, errsz)) == SG_ERR_INPUT) {
             r = SG_ERR_INPUT;
         }
+        free(names[i]);
         if (r == 0 && c == '>') {
             co->files[co->n_files++] = file;
-        } else {
-            if (r == 0 && c != -2) sg_warn("'%s' is not FASTA: skipped", file);
-            free(file);
+            continue;
         }
-        free(names[i]);
+        if (r == 0 && c != -2) sg_warn("'%s' is not FASTA or .2bit: skipped", file);
+        free(file);
     }
     free(names);
     if (r < 0) return r;
     if (!co->n_files) {
-        snprintf(err, errsz, "no FASTA files in the genome folder '%s'", path);
+        snprintf(err, errsz, "no FASTA or .2bit files in the genome folder '%s'", path);
         return SG_ERR_INPUT;
     }
     return 0;
@@ -155,11 +158,16 @@ int sg_casoff_load(const char *path, sg_motif_set_t *ms, sg_casoff_t *co, char *
         int n = split(line.s, w, 3);
         if (n == 0) continue;
         if (!pattern.l) {
-            if (n != 1) {
-                snprintf(sub, sizeof sub, "the pattern line has %d words: seqgpu takes Cas-OFFinder 2's format, "
-                         "without bulge sizes", n);
+            /* Cas-OFFinder 3 adds the largest DNA and RNA bulges: one word or three */
+            long db = 0, rb = 0;
+            if (n == 2 || n > 3 || (n == 3 && (sg_parse_int(w[1], 0, SG_MAX_BULGE, &db) < 0 ||
+                                               sg_parse_int(w[2], 0, SG_MAX_BULGE, &rb) < 0))) {
+                snprintf(sub, sizeof sub, "expected the pattern alone, or 'pattern DNA_BULGE RNA_BULGE' with bulges "
+                         "of 0 to %d bases", SG_MAX_BULGE);
                 r = SG_ERR_INPUT;
             }
+            co->dna_bulge = (int)db;
+            co->rna_bulge = (int)rb;
             kputs(w[0], &pattern);
             continue;
         }

@@ -1,7 +1,8 @@
-/* Cas-OFFinder 2.4 input files (find --cas-offinder):
+/* Cas-OFFinder 2.4 and 3 input files (find --cas-offinder):
  *
  *   /path/to/genome            a folder of FASTA files, or one file
- *   NNNNNNNNNNNNNNNNNNNNNRG    the pattern: N over the guide, then the PAM
+ *   NNNNNNNNNNNNNNNNNNNNNRG [DB RB]   the pattern: N over the guide, then the PAM;
+ *                              Cas-OFFinder 3's largest DNA and RNA bulges
  *   GGCCGACCTGTCGCTGACGCNNN 5 [id]    guides: N over the PAM, a mismatch limit, an optional id
  *
  * Every guide becomes a motif whose N positions are PAM positions with the
@@ -16,6 +17,7 @@
 typedef struct {
     char **files; /* the genome's FASTA files, in name order */
     int n_files;
+    int dna_bulge, rna_bulge; /* the pattern line's bulge sizes (0 without) */
 } sg_casoff_t;
 
 /**

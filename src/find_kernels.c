@@ -326,7 +326,7 @@ int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, s
     int n = 0, *exact = sg_malloc((ms->n_pat + 1) * sizeof(int));
     p->approx = sg_malloc((ms->n_pat + 1) * sizeof(int));
     for (int i = 0; i < ms->n_pat; i++) {
-        if (ms->pat[i].max_mm) p->approx[p->n_approx++] = i;
+        if (ms->pat[i].max_mm || sg_pattern_bulges(&ms->pat[i])) p->approx[p->n_approx++] = i;
         else exact[n++] = i;
     }
     if (p->n_approx) p->mm = sg_mm_build(ms->pat, p->approx, p->n_approx);
@@ -387,6 +387,13 @@ int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, s
 #define GPU_MM_GROUP 0.0034    /* a PAM group of the mismatch kernel (10 guides: 0.021 s) */
 #define GPU_MM_PAIR 1.25e-12   /* per window-pattern pair (1000 guides, <= 4 mismatches: 0.50 s) */
 #define GPU_MM_LONG 1.2e-11    /* ... of a pattern of more than 32 bases (one thread per window) */
+/* Each bulge variant searched (find_bulge.h) multiplies a window's work by
+ * 1 + this: on the cpu measured on the 2-core VM (10 guides + NGG, 100 Mb,
+ * bulges 1/1: 2.2x the scan of none); on the GPU estimated from the
+ * instructions per window-pattern pair (13 without a variant, 16 more for
+ * each), to be refitted on the H200 host. */
+#define COST_MM_BULGE 2.5
+#define GPU_MM_BULGE 1.2
 
 /* q-grams indexed / 4^q, and the bit table's misses past L2 */
 static void qgram_load(const sg_qgram_t *qg, double *cand, double *miss)
@@ -407,9 +414,9 @@ double sg_plan_cpu_cost(const sg_plan_t *p)
     for (int g = 0; p->mm && g < sg_mm_n_groups(p->mm); g++) {
         sg_mm_group_view_t v;
         sg_mm_group(p->mm, g, &v);
-        double f = sg_mm_pass_rate(&v), lanes = sg_mm_vector_lanes(p->mm);
-        c += COST_MM_GROUP + f * COST_MM_WINDOW;
-        if (v.p32) c += f * COST_MM_VECTOR * ((v.n_pat + lanes - 1) / lanes);
+        double f = sg_mm_pass_rate(&v), lanes = sg_mm_vector_lanes(p->mm), bulges = 1 + COST_MM_BULGE * v.n_var;
+        c += COST_MM_GROUP + f * COST_MM_WINDOW * bulges;
+        if (v.p32) c += f * COST_MM_VECTOR * ((v.n_pat + lanes - 1) / lanes) * bulges;
         else c += f * COST_MM_LONG * v.n_pat;
     }
     return c;
@@ -425,7 +432,8 @@ double sg_plan_gpu_cost(const sg_plan_t *p)
     for (int g = 0; p->mm && g < sg_mm_n_groups(p->mm); g++) {
         sg_mm_group_view_t v;
         sg_mm_group(p->mm, g, &v);
-        c += GPU_MM_GROUP + 1e9 * sg_mm_pass_rate(&v) * v.n_pat * (v.p32 ? GPU_MM_PAIR : GPU_MM_LONG);
+        c += GPU_MM_GROUP + 1e9 * sg_mm_pass_rate(&v) * v.n_pat * (v.p32 ? GPU_MM_PAIR : GPU_MM_LONG) *
+                                (1 + GPU_MM_BULGE * v.n_var);
     }
     return c;
 }

@@ -20,7 +20,7 @@
 #include "find_motif.h"
 
 #define SG_ENC_INVALID 0x40
-#define SG_ENC_PAD 64
+#define SG_ENC_PAD 128
 
 /** Encode n raw bytes; lowercase never matches if skip_masked. */
 void sg_encode(int skip_masked, const char *src, size_t n, uint8_t *dst);
@@ -73,18 +73,20 @@ typedef struct {
 void sg_qgram_view(const sg_qgram_t *qg, sg_qgram_view_t *v);
 static inline uint32_t sg_qgram_hash(uint32_t k) { return (k * 2654435761u) ^ (k >> 15); }
 
-/* Mismatch search for patterns with max_mm > 0 (scan_mismatch.c): the
- * PAM is checked on base bitmaps, 64 starts at a time, and each window that
- * passes is compared with all patterns of its PAM group by XOR-and-popcount
- * on one-hot bit planes. */
+/* Mismatch search for patterns with max_mm > 0 or bulges (find_mismatch.c):
+ * the PAM is checked on base bitmaps, 64 starts at a time, and each window
+ * that passes is compared with all patterns of its PAM group by
+ * AND-and-popcount on one-hot bit planes; with bulges, the windows a few
+ * bases beside it too (find_bulge.h). */
 typedef struct sg_mm sg_mm_t;
 
 sg_mm_t *sg_mm_build(const sg_pattern_t *pat, const int *ids, int n_ids);
 /**
- * Hits of the indexed patterns at the starts in [0, n), as the other
- * kernels. A mismatch is not a failure, so a window must also not span a
- * separator (SG_SEP in raw, the n_raw bytes enc was made from) nor run past
- * the text's end (raw byte n_raw on).
+ * Hits of the indexed patterns whose sites start in [0, n), as the other
+ * kernels; a bulge site's key has its variant's rank (sg_pattern_t.vrank).
+ * A mismatch is not a failure, so a site must also not span a separator
+ * (SG_SEP in raw, the n_raw bytes enc was made from) nor run past the text's
+ * end (raw byte n_raw on).
  */
 void sg_mm_scan(const sg_mm_t *mm, const uint8_t *enc, const char *raw, size_t n_raw, size_t n, uint32_t base,
                 sg_hits_t *out);
@@ -102,6 +104,14 @@ typedef struct {
      * NULL for longer windows */
     const uint32_t *p32;
     const int *pat;          /* len > 32: the patterns' indices (sg_motif_set_t.pat) */
+    /* bulges: the variants searched besides X (indices into gap), the
+     * group's geometry, each pattern's variant ranks (n_pad x SG_VARIANTS),
+     * and the anchors (PAM windows) that reach the sites: [-back, n + ahead) */
+    int n_var;
+    const int *var;
+    const sg_gap_t *gap;
+    const uint32_t *vrank;
+    int back, ahead;
 } sg_mm_group_view_t;
 
 int sg_mm_n_groups(const sg_mm_t *mm);
@@ -117,7 +127,7 @@ typedef struct {
     int *vector, n_vector;  /* ... for the vector kernel */
     sg_qgram_t *qgram;      /* ... indexed for the q-gram kernel (or NULL) */
     int q, n_qgram;
-    int *approx, n_approx;  /* patterns that allow mismatches: always the mismatch kernel */
+    int *approx, n_approx;  /* patterns that allow mismatches or bulges: always the mismatch kernel */
     sg_mm_t *mm;            /* ... indexed for it (or NULL) */
 } sg_plan_t;
 

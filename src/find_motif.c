@@ -124,6 +124,20 @@ static char *make_query(const char *window, const uint8_t *pam, int len)
     return q;
 }
 
+/* Whether every letter of the PAM-long start (at_end 0) or end of seq is
+ * one the PAM allows there: a guide given with its PAM. */
+static int carries_pam(const char *seq, const char *pam, int at_end)
+{
+    size_t n = strlen(seq), k = strlen(pam);
+    if (n <= k) return 0;
+    const char *s = at_end ? seq + n - k : seq;
+    for (size_t i = 0; i < k; i++) {
+        uint8_t g = sg_iupac_mask((unsigned char)s[i]), p = sg_iupac_mask((unsigned char)pam[i]);
+        if (!g || (g & ~p)) return 0;
+    }
+    return 1;
+}
+
 static int add_limited(sg_motif_set_t *ms, const char *name, const char *seq, int max_mm, char *err, size_t errsz)
 {
     size_t len = strlen(seq);
@@ -133,19 +147,55 @@ static int add_limited(sg_motif_set_t *ms, const char *name, const char *seq, in
         snprintf(err, errsz, "empty motif%s%s", name ? " " : "", name ? sg_name_shown(name, &nb) : "");
         return SG_ERR_INPUT;
     }
+    char *given = NULL;
+    if (ms->guides_include_pam) {
+        /* the guide as given carries its PAM: cut it off (the window puts the PAM back, as a pattern) */
+        sg_name_buf_t nb;
+        if (len <= l5 + l3) {
+            snprintf(err, errsz, "guide '%s' has %zu bases, no more than its PAM%s (%zu): nothing is left of it once "
+                     "--guides-include-pam cuts the PAM off", sg_name_shown(seq, &nb), len, l5 && l3 ? "s" : "", l5 + l3);
+            return SG_ERR_INPUT;
+        }
+        for (int at_end = 0; at_end < 2; at_end++) {
+            const char *pam = at_end ? ms->pam3 : ms->pam5;
+            if (pam && !carries_pam(seq, pam, at_end)) {
+                snprintf(err, errsz, "guide '%s' does not %s with a match of the PAM %s (--guides-include-pam: every "
+                         "guide is given with its PAM)", sg_name_shown(seq, &nb), at_end ? "end" : "begin", pam);
+                return SG_ERR_INPUT;
+            }
+        }
+        given = sg_strdup(seq);
+        given[len - l3] = 0;
+        len -= l5 + l3;
+        if (!name || !*name) name = seq;
+        seq = given + l5;
+    }
     if (len + l5 + l3 > SG_MOTIF_MAX_LEN) {
         snprintf(err, errsz, "motif '%.20s...' is %zu bases long%s; the longest allowed is %d", seq, len + l5 + l3,
                  l5 + l3 ? " with its PAMs" : "", SG_MOTIF_MAX_LEN);
+        free(given);
+        return SG_ERR_INPUT;
+    }
+    if ((l5 || l3) && ms->n_motif && len != strlen(ms->motif[0].seq)) {
+        /* a run mixing guides with and without their PAM would search windows of both lengths in silence */
+        sg_name_buf_t nb, nb0;
+        snprintf(err, errsz, "guide '%s' has %zu bases where the first guide ('%s') has %zu: guides next to a PAM "
+                 "must all be one length (search each length in a run of its own)", sg_name_shown(seq, &nb), len,
+                 sg_name_shown(ms->motif[0].seq, &nb0), strlen(ms->motif[0].seq));
+        free(given);
         return SG_ERR_INPUT;
     }
     sg_motif_t w = {.len = (int)(l5 + len + l3), .max_mm = max_mm};
     w.mask = sg_malloc(w.len);
     if (parse_iupac("motif", seq, w.mask + l5, err, errsz) < 0) {
         free(w.mask);
+        free(given);
         return SG_ERR_INPUT;
     }
     w.seq = sg_strdup(seq);
     w.name = sg_strdup(name && *name ? name : seq);
+    free(given);
+    seq = w.seq;
     if (l5 + l3) {
         /* cannot fail: sg_motif_set_window checked the PAMs */
         parse_iupac("PAM", ms->pam5 ? ms->pam5 : "", w.mask, err, errsz);
@@ -295,12 +345,77 @@ int sg_motif_load(sg_motif_set_t *ms, const char *path, char *err, size_t errsz)
     return ret < 0 ? ret : n;
 }
 
+int sg_motif_set_bulges(sg_motif_set_t *ms, int dna, int rna, char *err, size_t errsz)
+{
+    if (dna < 0 || dna > SG_MAX_BULGE || rna < 0 || rna > SG_MAX_BULGE) {
+        snprintf(err, errsz, "invalid bulge sizes %d (DNA) and %d (RNA): 0 to %d each", dna, rna, SG_MAX_BULGE);
+        return SG_ERR_INPUT;
+    }
+    for (int i = 0; (dna || rna) && i < ms->n_motif; i++) {
+        const sg_motif_t *m = &ms->motif[i];
+        int lead = 0, trail = 0, inside = 0;
+        while (m->pam && lead < m->len && m->pam[lead]) lead++;
+        while (m->pam && trail < m->len - lead && m->pam[m->len - 1 - trail]) trail++;
+        for (int j = lead; m->pam && j < m->len - trail; j++) inside += m->pam[j];
+        sg_name_buf_t nb, nw;
+        if (m->len > SG_BULGE_MAX_WINDOW) {
+            snprintf(err, errsz, "motif '%s': bulges are searched in windows (motif and PAM) of up to %d bases; "
+                     "this one has %d", sg_name_shown(m->seq, &nb), SG_BULGE_MAX_WINDOW, m->len);
+            return SG_ERR_INPUT;
+        }
+        if (inside || (lead && trail)) {
+            snprintf(err, errsz, "motif '%s' (window %s): bulges need the PAM at one end of the window, %s",
+                     sg_name_shown(m->seq, &nb), sg_name_shown(m->window, &nw), inside ? "not inside it (a Cas-OFFinder guide has N only over the PAM)"
+                                       : "not at both (a 5' or a 3' PAM)");
+            return SG_ERR_INPUT;
+        }
+    }
+    ms->dna_bulge = dna;
+    ms->rna_bulge = rna;
+    return 0;
+}
+
+int sg_motif_guides_carry_pam(const sg_motif_set_t *ms)
+{
+    /* a PAM of N only (NNN) is carried by any guide: no sign of a mistake */
+    int telling = (ms->pam5 && ms->pam5[strspn(ms->pam5, "Nn")]) || (ms->pam3 && ms->pam3[strspn(ms->pam3, "Nn")]);
+    if (!ms->n_motif || !telling) return 0;
+    for (int i = 0; i < ms->n_motif; i++)
+        if ((ms->pam5 && !carries_pam(ms->motif[i].seq, ms->pam5, 0)) || (ms->pam3 && !carries_pam(ms->motif[i].seq, ms->pam3, 1)))
+            return 0;
+    return 1;
+}
+
+/* The variants of pattern p searched with bulges of up to dna and rna
+ * bases, and their geometry: the guide is the counted run between the
+ * PAM positions, on the side where the PAM is in text order (a window
+ * without one is anchored at its motif's 3' end). */
+static void pattern_gaps(sg_pattern_t *p, int dna, int rna)
+{
+    int b0 = 0, b1 = p->len;
+    while (p->pam && b0 < p->len && p->pam[b0]) b0++;
+    while (p->pam && b1 > b0 && p->pam[b1 - 1]) b1--;
+    int has_pam = b0 > 0 || b1 < p->len, left = has_pam ? b0 > 0 : p->strand == '-';
+    for (int v = 0; v < SG_VARIANTS; v++) {
+        int size = sg_variant_size(v), limit = sg_variant_type(v) == SG_BULGE_DNA ? dna : rna;
+        p->gap[v] = sg_gap_make(v, b0, b1, left, has_pam);
+        p->vrank[v] = (v == 0 || size <= limit) && p->gap[v].ok ? 0 : SG_NO_RANK;
+    }
+}
+
+/* A variant of a pattern, for the ranking of its sites. */
+typedef struct {
+    sg_pattern_t *p;
+    int v, len; /* the site's length */
+} ranked_t;
+
 static int cmp_rank(const void *a, const void *b)
 {
-    const sg_pattern_t *x = *(sg_pattern_t *const *)a, *y = *(sg_pattern_t *const *)b;
+    const ranked_t *x = a, *y = b;
     if (x->len != y->len) return x->len < y->len ? -1 : 1;
-    if (x->strand != y->strand) return x->strand < y->strand ? -1 : 1; /* '+' < '-' < '.' */
-    return (x->motif > y->motif) - (x->motif < y->motif);
+    if (x->p->strand != y->p->strand) return x->p->strand < y->p->strand ? -1 : 1; /* '+' < '-' < '.' */
+    if (x->p->motif != y->p->motif) return x->p->motif < y->p->motif ? -1 : 1;
+    return (x->v > y->v) - (x->v < y->v);
 }
 
 void sg_motif_compile(sg_motif_set_t *ms, int strands)
@@ -320,7 +435,7 @@ void sg_motif_compile(sg_motif_set_t *ms, int strands)
     for (int i = 0; i < ms->n_motif; i++) {
         sg_motif_t *m = &ms->motif[i];
         if (m->len < ms->min_len) ms->min_len = m->len;
-        if (m->len > ms->max_len) ms->max_len = m->len;
+        if (m->len + ms->dna_bulge > ms->max_len) ms->max_len = m->len + ms->dna_bulge;
         if (m->max_mm || m->pam) ms->approx = 1;
         /* the minus strand: the reverse complement of the whole window, PAM flags reversed */
         uint8_t *rc_mask = rc, *rc_pam = m->pam ? rc + m->len : NULL;
@@ -328,8 +443,8 @@ void sg_motif_compile(sg_motif_set_t *ms, int strands)
             rc_mask[j] = sg_mask_complement(m->mask[m->len - 1 - j]);
             if (rc_pam) rc_pam[j] = m->pam[m->len - 1 - j];
         }
-        sg_pattern_t fwd = {m->mask, m->pam, m->len, m->max_mm, i, '+', 0};
-        sg_pattern_t rev = {rc_mask, rc_pam, m->len, m->max_mm, i, '-', 0};
+        sg_pattern_t fwd = {.mask = m->mask, .pam = m->pam, .len = m->len, .max_mm = m->max_mm, .motif = i, .strand = '+'};
+        sg_pattern_t rev = {.mask = rc_mask, .pam = rc_pam, .len = m->len, .max_mm = m->max_mm, .motif = i, .strand = '-'};
         if (m->palindrome) {
             fwd.strand = '.';
             ms->pat[ms->n_pat++] = fwd;
@@ -339,10 +454,18 @@ void sg_motif_compile(sg_motif_set_t *ms, int strands)
         }
         rc += 2 * (size_t)m->len;
     }
-    sg_pattern_t **order = sg_malloc((ms->n_pat + 1) * sizeof *order);
-    for (int i = 0; i < ms->n_pat; i++) order[i] = &ms->pat[i];
-    qsort(order, ms->n_pat, sizeof *order, cmp_rank);
-    for (int i = 0; i < ms->n_pat; i++) order[i]->rank = (uint32_t)i;
+    ranked_t *order = sg_malloc((SG_VARIANTS * (size_t)ms->n_pat + 1) * sizeof *order);
+    size_t n = 0;
+    for (int i = 0; i < ms->n_pat; i++) {
+        sg_pattern_t *p = &ms->pat[i];
+        pattern_gaps(p, ms->dna_bulge, ms->rna_bulge);
+        for (int v = 0; v < SG_VARIANTS; v++)
+            if (p->vrank[v] != SG_NO_RANK) order[n++] = (ranked_t){p, v, p->len + p->gap[v].delta};
+    }
+    qsort(order, n, sizeof *order, cmp_rank);
+    for (size_t k = 0; k < n; k++) order[k].p->vrank[order[k].v] = (uint32_t)k;
+    for (int i = 0; i < ms->n_pat; i++) ms->pat[i].rank = ms->pat[i].vrank[0];
+    ms->n_rank = (int)n;
     free(order);
 }
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "dna.h" /* sg_mask_complement */
+#include "find_bulge.h"
 
 /* Base sets: one bit per base (dna.h's sg_mask_complement complements them).
  * Text bases use the same code (0 for anything that is not A/C/G/T), so a
@@ -41,6 +42,9 @@ typedef struct {
     int palindrome;  /* the window equals its own reverse complement: searched once, strand '.' */
 } sg_motif_t;
 
+/* Rank of a bulge variant that is not searched. */
+#define SG_NO_RANK UINT32_MAX
+
 /* One strand of one motif, as the scanners see it. */
 typedef struct {
     const uint8_t *mask; /* base set of each position, in text order */
@@ -50,7 +54,19 @@ typedef struct {
     int motif;           /* index into sg_motif_set_t.motif */
     char strand;         /* '+', '-' or '.' */
     uint32_t rank;       /* hits at one start sort by rank: end, then strand, then motif order */
+    /* bulges (find_bulge.h): each variant's geometry, and the rank of its
+     * sites (vrank[0] = rank, the sites without a bulge; SG_NO_RANK: not searched) */
+    sg_gap_t gap[SG_VARIANTS];
+    uint32_t vrank[SG_VARIANTS];
 } sg_pattern_t;
+
+/** Whether pattern p is searched with bulges (a variant other than X). */
+static inline int sg_pattern_bulges(const sg_pattern_t *p)
+{
+    for (int v = 1; v < SG_VARIANTS; v++)
+        if (p->vrank[v] != SG_NO_RANK) return 1;
+    return 0;
+}
 
 typedef struct {
     sg_motif_t *motif;
@@ -61,9 +77,12 @@ typedef struct {
     sg_pattern_t *pat;   /* filled by sg_motif_compile() */
     int n_pat;
     uint8_t *rc;         /* storage of the reverse-complement masks and PAM flags */
-    int min_len, max_len;
+    int min_len, max_len; /* shortest window, longest site (the window and a DNA bulge) */
     int approx;          /* some motif has a PAM or allows mismatches (output shows mismatches) */
     int strands;         /* SG_STRAND_* searched (sg_motif_compile) */
+    int dna_bulge, rna_bulge; /* largest bulges searched (sg_motif_set_bulges) */
+    int guides_include_pam;  /* set before the adds: every motif ends (5' PAM: starts) with its PAM, which is cut off */
+    int n_rank;          /* ranks in use: the variants searched of every pattern */
 } sg_motif_set_t;
 
 /** Base set of an IUPAC letter (either case), 0 if it is not one of ACGTRYSWKMBDHVN. */
@@ -105,6 +124,19 @@ int sg_motif_add_guide(sg_motif_set_t *ms, const char *pattern, const char *guid
  */
 int sg_motif_load(sg_motif_set_t *ms, const char *path, char *err, size_t errsz)
     __attribute__((warn_unused_result));
+
+/**
+ * Search bulges of up to dna DNA and rna RNA bases (0 to SG_MAX_BULGE) next
+ * to the mismatches. Call after the last add: every window must have at
+ * most SG_BULGE_MAX_WINDOW bases and its PAM at one end.
+ * @return 0, or SG_ERR_INPUT with a message naming the motif in err
+ */
+int sg_motif_set_bulges(sg_motif_set_t *ms, int dna, int rna, char *err, size_t errsz)
+    __attribute__((warn_unused_result));
+
+/** Whether every motif begins (5' PAM) or ends (3' PAM) with a match of the
+ * set's PAM: guides given with their PAM by mistake (find warns). */
+int sg_motif_guides_carry_pam(const sg_motif_set_t *ms);
 
 /** Build the patterns for the strands asked for (SG_STRAND_*). Call after the last add. */
 void sg_motif_compile(sg_motif_set_t *ms, int strands);

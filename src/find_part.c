@@ -1,14 +1,23 @@
 #include "find_part.h"
+#include "../formats/mapguard.h"
+#include "../formats/twobit.h"
 #include "log.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void sg_find_part_free(sg_find_part_t *p)
 {
     for (int i = 0; i < p->n_inputs; i++) sg_fai_free(&p->fai[i]);
     free(p->fai);
     free(p->gzi);
+    free(p->twobit);
     memset(p, 0, sizeof *p);
 }
 
@@ -24,11 +33,66 @@ static void locate(const sg_find_part_t *p, uint64_t pos, int *file, int64_t *re
     *base = pos;
 }
 
+typedef struct {
+    const void *map;
+    size_t size;
+    sg_2bit_t tb;
+    char err[256];
+} twobit_parse_t;
+
+static int parse_2bit(void *arg)
+{
+    twobit_parse_t *t = arg;
+    return sg_2bit_parse(t->map, t->size, &t->tb, t->err, sizeof t->err);
+}
+
+/* A .2bit file's index as a .fai's: each record's "offset" is its first
+ * base counted over the file's records (the reader's part offsets of a
+ * .2bit file), one line a record. */
+static int index_2bit(const char *path, sg_fai_t *idx)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        sg_error("cannot read '%s': %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return SG_ERR_INPUT;
+    }
+    twobit_parse_t t = {.size = (size_t)st.st_size};
+    void *m = mmap(NULL, t.size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        sg_error("cannot read '%s': %s", path, strerror(errno));
+        return SG_ERR_INPUT;
+    }
+    t.map = m;
+    sg_map_guard_init();
+    int lost, r = sg_map_guarded(parse_2bit, &t, &lost);
+    if (r < 0) sg_error("cannot read '%s': %s", path, lost ? SG_MAP_LOST : t.err);
+    memset(idx, 0, sizeof *idx);
+    if (r == 0) {
+        idx->n = t.tb.n;
+        idx->rec = sg_calloc(t.tb.n ? t.tb.n : 1, sizeof *idx->rec);
+        for (int i = 0; i < t.tb.n; i++) {
+            sg_fai_rec_t *x = &idx->rec[i];
+            x->name = sg_strdup(t.tb.rec[i].name);
+            x->len = t.tb.rec[i].len;
+            x->off = idx->bases;
+            x->line_bases = x->line_bytes = (uint64_t)1 << 62; /* sg_fai_offset(x, pos) = off + pos */
+            idx->bases += x->len;
+        }
+    }
+    if (!lost) sg_2bit_free(&t.tb);
+    munmap(m, t.size);
+    return r < 0 ? SG_ERR_INPUT : 0;
+}
+
 int sg_find_part_plan(char *const *paths, int n_paths, long part, long n_parts, size_t overlap, sg_find_part_t *p)
 {
     memset(p, 0, sizeof *p);
     p->fai = sg_calloc(n_paths, sizeof *p->fai);
     p->gzi = sg_calloc(n_paths, sizeof *p->gzi);
+    p->twobit = sg_calloc(n_paths, 1);
     for (int i = 0; i < n_paths; i++) {
         if (!strcmp(paths[i], "-")) {
             sg_error("--part seeks in its inputs, and standard input cannot be cut into parts: save it to a file "
@@ -36,7 +100,8 @@ int sg_find_part_plan(char *const *paths, int n_paths, long part, long n_parts, 
             sg_find_part_free(p);
             return SG_ERR_INPUT;
         }
-        int r = sg_fai_load(paths[i], "--part", &p->fai[i]);
+        p->twobit[i] = (uint8_t)sg_2bit_file(paths[i]);
+        int r = p->twobit[i] ? index_2bit(paths[i], &p->fai[i]) : sg_fai_load(paths[i], "--part", &p->fai[i]);
         if (r < 0) {
             sg_find_part_free(p);
             return r;
@@ -66,8 +131,8 @@ int sg_find_part_plan(char *const *paths, int n_paths, long part, long n_parts, 
     for (int i = 0; i < p->range.first; i++) p->file_rid0 += p->fai[i].n;
     p->rid = p->file_rid0 + rec;
     /* where the part starts and ends, the index must fit the file */
-    if (sg_fai_check(paths[p->range.first], &p->fai[p->range.first], rec, p->rec_pos) < 0 ||
-        sg_fai_check(paths[p->range.last], &p->fai[p->range.last], last_rec, last_base) < 0) {
+    if ((!p->twobit[p->range.first] && sg_fai_check(paths[p->range.first], &p->fai[p->range.first], rec, p->rec_pos) < 0) ||
+        (!p->twobit[p->range.last] && sg_fai_check(paths[p->range.last], &p->fai[p->range.last], last_rec, last_base) < 0)) {
         sg_find_part_free(p);
         return SG_ERR_INPUT;
     }

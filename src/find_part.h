@@ -16,6 +16,7 @@
 typedef struct {
     sg_fai_t *fai;          /* per input */
     char **gzi;             /* per input: its .gzi, or NULL (plain) */
+    uint8_t *twobit;        /* per input: a .2bit file, its own index (offsets then count bases) */
     int n_inputs;
     sg_reader_part_t range; /* what the reader reads; range.first == n_inputs: nothing (an empty part) */
     int64_t rid, file_rid0; /* the record the part starts in (over all inputs, from 0), the first of its file */
@@ -27,8 +28,8 @@ typedef struct {
 /**
  * Plan part `part` (1..n_parts) of the inputs, for hits of up to overlap + 1
  * bases: every input indexed (sg_fai_load: made when missing), the range
- * found. Standard input, gzip that is not BGZF and FASTQ are refused,
- * saying what would work.
+ * found (a .2bit file is its own index). Standard input, gzip that is not
+ * BGZF and FASTQ are refused, saying what would work.
  * @return 0, or SG_ERR_INPUT with the message printed
  */
 int sg_find_part_plan(char *const *paths, int n_paths, long part, long n_parts, size_t overlap, sg_find_part_t *p)

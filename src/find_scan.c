@@ -15,7 +15,7 @@ int sg_scan_hits(sg_backend_t *be, const sg_chunk_t *c, sg_scan_at_t *at, sg_hit
             if (r < 0) return r;
             if (sg_hits_over(buf)) {
                 if (to - from == 1) {
-                    sg_error("internal error: more hits at one start than patterns");
+                    sg_error("internal error: more hits at one start than ranks (patterns and their bulge variants)");
                     return SG_ERR_SYSTEM;
                 }
                 /* about half full at the density found, and at least twice shorter */

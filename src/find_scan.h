@@ -28,9 +28,10 @@ typedef int (*sg_hits_fn)(void *arg, const sg_hits_t *h, size_t upto, size_t *ta
 
 /**
  * Scan chunk c from at on with backend be, handing the hits to fn in order,
- * in batches of at most buf->max (which must exceed the patterns' number:
- * one start's hits fit), until fn stops or the chunk ends; fn is called
- * with upto == c->len last (also with no hits).
+ * in batches of at most buf->max (which must exceed the ranks' number, the
+ * patterns' and their bulge variants': one start's hits fit), until fn
+ * stops or the chunk ends; fn is called with upto == c->len last (also with
+ * no hits).
  * @param window  starts per scan call, shared by the threads (0: a whole chunk)
  * @return 1 when fn stopped (at: where to go on), 0 at the chunk's end, or a
  *         backend's negative code

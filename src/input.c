@@ -1,4 +1,5 @@
 #include "input.h"
+#include "../formats/twobit.h"
 #include "log.h"
 #include "progress.h"
 
@@ -21,7 +22,7 @@ double sg_input_bases(char *const *paths, int n_paths)
         if (size < 0) return -1;
         size_t n = strlen(paths[i]);
         int gz = (n > 3 && !strcmp(paths[i] + n - 3, ".gz")) || (n > 4 && !strcmp(paths[i] + n - 4, ".bgz"));
-        total += size * (gz ? 3 : 1);
+        total += size * (gz ? 3 : sg_2bit_file(paths[i]) ? 4 : 1); /* .2bit: four bases a byte */
     }
     return total;
 }

@@ -27,7 +27,8 @@ int sg_input_parse(void *ctx, void *item, sg_emit_t *emit);
 int sg_input_chunk(void *ctx, void *item, sg_emit_t *emit);
 
 /** Bases to expect from the inputs, for planning: the sizes of the
- * regular files, times 3 for compressed ones; -1 when one is unknown (stdin). */
+ * regular files, times 3 for compressed ones and 4 for .2bit; -1 when one
+ * is unknown (stdin). */
 double sg_input_bases(char *const *paths, int n_paths);
 
 /** Bytes the inputs take as stored (their file sizes), the total that

@@ -9,8 +9,10 @@
 #include "../cuda/cuda_util.h"
 #endif
 #include "backend.h"
+#include "cli.h"
 #include "log.h"
 #include "version.h"
+#include "../formats/pgzip.h"
 
 int main_find(int argc, char **argv);
 int main_scc(int argc, char **argv);
@@ -29,10 +31,11 @@ static void usage(FILE *fp)
 "  version   show the versions of seqgpu and its libraries\n"
 "\n"
 "Options:\n"
-"  --version  print the version and exit\n"
-"  -h, --help print this help and exit\n"
+"  -V, --version  print the version and exit (every command takes it too)\n"
+"  -h, --help     print this help and exit\n"
 "\n"
-"Run 'seqgpu CMD -h' for the options of a command; 'man seqgpu' for more.\n",
+"Run 'seqgpu CMD -h' for the options of a command; 'man seqgpu' for more.\n"
+SG_EXIT_STATUS_TEXT,
             SG_VERSION);
 }
 
@@ -50,12 +53,11 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "find")) return sg_exit_finish(main_find(argc - 1, argv + 1));
     if (!strcmp(cmd, "scc")) return sg_exit_finish(main_scc(argc - 1, argv + 1));
-    if (!strcmp(cmd, "--version")) {
-        printf("seqgpu %s\n", SG_VERSION);
-        return SG_EXIT_OK;
-    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) return sg_version();
     if (!strcmp(cmd, "version")) {
         printf("seqgpu %s\nhtslib %s\nbackends: %s\n", SG_VERSION, hts_version(), sg_backend_list());
+        printf("gzip: %s\n", sg_pgz_available() ? "plain gzip inflated on all threads (ISA-L)"
+                                                 : "plain gzip inflated on one thread (built without ISA-L)");
 #ifdef SG_HAVE_CUDA
         char cuda[128];
         sg_cuda_versions(cuda, sizeof cuda);

@@ -26,17 +26,19 @@ static struct {
     const char *prefix;
     char stage[64];
     uint64_t total;
+    int bases;          /* the stage counts bases, not bytes */
     double t_stage;
     _Atomic uint64_t done;
 } P = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-/* Decimal units, as file managers and `ls -h --si` show sizes. */
+/* Decimal units, as file managers and `ls -h --si` show sizes (bases: as
+ * genomes are sized). */
 static int put_size(char *s, size_t n, double x)
 {
-    static const char *unit[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    static const char *unit[2][6] = {{"B", "kB", "MB", "GB", "TB", "PB"}, {"b", "kb", "Mb", "Gb", "Tb", "Pb"}};
     int u = 0;
     while (x >= 1000 && u < 5) x /= 1000, u++;
-    return snprintf(s, n, u ? "%.1f %s" : "%.0f %s", x, unit[u]);
+    return snprintf(s, n, u ? "%.1f %s" : "%.0f %s", x, unit[P.bases][u]);
 }
 
 static int put_time(char *s, size_t n, double t)
@@ -143,17 +145,22 @@ void sg_progress_start(const char *prefix, int quiet, double every)
     P.running = 1;
 }
 
-void sg_progress_stage(const char *name, uint64_t total)
+static void stage(const char *name, uint64_t total, int bases)
 {
     pthread_mutex_lock(&P.mu);
     snprintf(P.stage, sizeof P.stage, "%s", name);
     P.total = total;
+    P.bases = bases;
     P.t_stage = sg_realtime();
     atomic_store(&P.done, 0);
     pthread_mutex_unlock(&P.mu);
 }
 
+void sg_progress_stage(const char *name, uint64_t total) { stage(name, total, 0); }
+void sg_progress_stage_bases(const char *name, uint64_t total) { stage(name, total, 1); }
+
 void sg_progress_set(uint64_t done) { atomic_store_explicit(&P.done, done, memory_order_relaxed); }
+void sg_progress_add(uint64_t done) { atomic_fetch_add_explicit(&P.done, done, memory_order_relaxed); }
 
 void sg_progress_stop(void)
 {

@@ -24,8 +24,15 @@ void sg_progress_start(const char *prefix, int quiet, double every);
  */
 void sg_progress_stage(const char *name, uint64_t total);
 
-/** Bytes of the stage done so far (thread-safe, cheap: an atomic store). */
+/** As sg_progress_stage, for a stage that counts bases (shown in b, kb,
+ * Mb and Gb, as genomes are sized) rather than bytes. */
+void sg_progress_stage_bases(const char *name, uint64_t total);
+
+/** Bytes (or bases) of the stage done so far (thread-safe, cheap: an atomic store). */
 void sg_progress_set(uint64_t done);
+
+/** Add to the stage's work done, from any thread (an atomic add). */
+void sg_progress_add(uint64_t done);
 
 /** Stop reporting and erase the live line (before the summary lines). */
 void sg_progress_stop(void);

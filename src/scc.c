@@ -28,6 +28,7 @@
 #include "progress.h"
 #include "scc_counts.h"
 #include "scc_coverage.h"
+#include "scc_minimizer.h"
 #include "scc_pictures.h"
 #include "scc_readset.h"
 #include "scc_repeats.h"
@@ -36,7 +37,7 @@
 static void usage(FILE *fp)
 {
     fprintf(fp,
-"Usage: seqgpu scc [options] [<reads.fq|reads.fa|graph.gfa>[.gz] ...]\n"
+"Usage: seqgpu scc [options] [<reads.fq|reads.fa|reads.2bit|graph.gfa>[.gz] ...]\n"
 "\n"
 "Find cyclic repeat structures (tandem repeats, satellites, repeat families):\n"
 "build a de Bruijn graph of the repeated k-mers of the reads, compact it into\n"
@@ -45,6 +46,8 @@ static void usage(FILE *fp)
 "With no input named, standard input is read (unless it is a terminal).\n"
 "\n"
 "Options:\n"
+"  -x, --preset STR     the reads: hifi | ont | clr (-g overlap, its sketch and\n"
+"                       --min-identity, as minimap2's ava presets) | sr (-g dbg)\n"
 "  -g, --graph STR      dbg | overlap                          [dbg]\n"
 "  -k INT               dbg: k-mer size, odd, 11 to 63         [31]\n"
 "      --min-copies F   dbg: keep k-mers seen >= F x the estimated k-mer coverage [3]\n"
@@ -53,26 +56,25 @@ static void usage(FILE *fp)
 "                       ava-ont), plain or gzip, instead of the own overlapper;\n"
 "                       implies -g overlap\n"
 "      --min-overlap INT  overlap: shortest dovetail overlap kept, bases [2000]\n"
-"      --min-identity F   overlap: lowest estimated identity kept      [0.8]\n"
+"      --min-identity F   overlap: lowest estimated identity kept [0.8; -x hifi 0.9]\n"
 "      --write-overlaps F overlap: also write as PAF every overlap found (or read)\n"
 "                       of identity >= --min-identity, short and internal ones too\n"
 "      --edges FILE     take a directed graph as two integer columns instead\n"
 "      --write-graph F  also write the whole compacted graph as GFA\n"
-"      --max-memory SIZE  when the k-mer table would outgrow SIZE (1M or more,\n"
-"                       e.g. 2500M), count the k-mers in parts over more passes\n"
-"                       of the reads, through files in --tmp-dir\n"
-"                                                [3/4 of the available memory]\n"
-"      --tmp-dir DIR    folder for those files             [the folder of PREFIX]\n"
+"      --max-memory SIZE  hold at most SIZE in memory (1M or more, e.g. 2500M):\n"
+"                       the k-mers beyond go through one file in --tmp-dir, in\n"
+"                       the same one pass over the reads [3/4 of the available memory]\n"
+"      --tmp-dir DIR    folder for that file              [the folder of PREFIX]\n"
 "      --part I/N       count only part I of N of the k-mers (by hash) ...\n"
 "      --counts-out F   ... and write them to F, a k-mer counts file: nothing else\n"
 "      --counts         the inputs are the N counts files of a run's parts: the graph,\n"
 "                       SCCs and report from them, the same as one run's\n"
 "  -p, --prefix STR     output prefix; one ending in .gz writes every PREFIX.* file\n"
 "                       BGZF-compressed, as PREFIX.repeats.tsv.gz ...  [seqgpu_scc]\n"
-"  -t, --threads INT    total threads                          [all online CPUs]\n"
+"  -t, --threads INT    total threads                          [the CPUs it may use]\n"
 "  -b, --backend STR    auto | cpu | cuda, for graph building and SCCs [auto: cuda\n"
-"                       for inputs of 1M+ graph vertices when a device is usable;\n"
-"                       overlap: index and chains, when the device is estimated faster]\n"
+"                       when a device is usable and estimated faster, from the\n"
+"                       input's size, -c, the threads, and the graph's vertices]\n"
 "      --device I[,I]   CUDA device(s): the k-mers counted on all of them, the SCCs\n"
 "                       (and the overlap index and chains) found on the first [0]\n"
 "      --stats FILE     write a JSON run summary (histogram, coverage, graph sizes, stage times)\n"
@@ -80,6 +82,7 @@ static void usage(FILE *fp)
 "  -q, --quiet          no progress or summary lines on stderr\n"
 "      --progress[=SEC] a progress line every SEC seconds [5], terminal or not\n"
 "  -v, --verbose        also say which backend auto chose, and why\n"
+"  -V, --version        print the version and exit\n"
 "  -h, --help           show this help and exit\n"
 "\n"
 "Advanced (cuda): the SCC pipeline's virtual warps and rounds. Over the\n"
@@ -95,7 +98,9 @@ static void usage(FILE *fp)
 "  PREFIX.repeats.tsv     id, kind (tandem | complex), unitigs, kmers, period (bases),\n"
 "                         mean_count, copies, unit (least rotation, either strand);\n"
 "                         overlap: unitigs = reads, kmers = their bases, mean_count =\n"
-"                         the read coverage, copies = bases / coverage / period\n"
+"                         the read coverage, copies = length / period; then length,\n"
+"                         length_min, length_max (over the reads spanning the array,\n"
+"                         * when none does) and spanning_reads\n"
 "  PREFIX.gfa             GFA 1.0 of the repeat components (LB/CL tags per component;\n"
 "                         overlap: reads with LN and RC tags, dovetails as links)\n"
 "  PREFIX.units.fa        one repeat unit per component\n"
@@ -113,7 +118,9 @@ static void usage(FILE *fp)
 "\n"
 "Examples:\n"
 "  seqgpu scc -k 31 -p sample reads_1.fq.gz reads_2.fq.gz\n"
-"  seqgpu scc -g overlap -p sample pacbio.fq.gz\n");
+"  seqgpu scc -x hifi -p sample hifi.fq.gz\n"
+"\n"
+SG_EXIT_STATUS_TEXT);
 }
 
 typedef struct {
@@ -121,6 +128,7 @@ typedef struct {
     int n_inputs;
     const char *prefix, *edges, *write_graph, *stats, *backend;
     const char *graph, *overlaps, *write_overlaps; /* -g; overlap's inputs and outputs */
+    const sg_read_preset_t *preset;                /* -x, or NULL */
     FILE *overlaps_out;                            /* --write-overlaps, once open */
     const char *counts_out, *tmp_dir; /* --counts-out, --tmp-dir */
     long part, n_parts;               /* --part */
@@ -144,8 +152,46 @@ typedef struct {
     double scc_s, report_s;
 } scc_run_t;
 
-/* Bytes of input per block. */
+/* Bytes of input per block: 4 MB, less under a --max-memory that the reads
+ * in flight would take much of (an eighth of it at most), 256 kB at least. */
 #define READ_BLOCK (4 << 20)
+#define READ_BLOCK_MIN (256 << 10)
+
+/* Blocks of input in flight: read, parsed and counted at once. */
+static size_t in_flight(int threads) { return 2 * (size_t)threads + 4; }
+
+static size_t read_block(const scc_opts_t *o)
+{
+    size_t b = o->max_memory / 8 / (2 * in_flight(o->threads));
+    return b > READ_BLOCK ? READ_BLOCK : b < READ_BLOCK_MIN ? READ_BLOCK_MIN : b;
+}
+
+/* What a run takes beside its k-mer table: the program and its libraries
+ * (7 MB for a few reads, measured), and the blocks in flight, raw and
+ * parsed, no more than twice the inputs' bytes where they are known. */
+#define BASE_MEMORY (8u << 20)
+static size_t reads_memory(const scc_opts_t *o)
+{
+    size_t blocks = 2 * in_flight(o->threads) * read_block(o);
+    double bytes = sg_input_bases(o->inputs, o->n_inputs); /* as read: compressed ones inflated */
+    return BASE_MEMORY + (bytes >= 0 && 2 * bytes < (double)blocks ? (size_t)(2 * bytes) : blocks);
+}
+
+/* The least --max-memory a run of the reads' k-mers works in. */
+static size_t least_memory(const scc_opts_t *o)
+{
+    const scc_opts_t low = {.threads = o->threads, .inputs = o->inputs, .n_inputs = o->n_inputs}; /* the smallest read blocks */
+    return reads_memory(&low) + sg_kmer_table_cpu_least(o->threads);
+}
+
+/* The bases of reads the inputs hold, to plan for (a k-mer each): FASTQ's
+ * bases are half its bytes, and compressed inputs inflate about threefold
+ * (0: unknown, standard input). */
+static uint64_t bases_expected(const scc_opts_t *o)
+{
+    double bytes = sg_input_bases(o->inputs, o->n_inputs);
+    return bytes > 0 ? (uint64_t)(bytes / 2) : 0;
+}
 
 /* The graph vertices to expect from the inputs' sizes, before any is read:
  * one per 16 bytes of an edge list, per 200 bytes of reads or GFA, and gzip
@@ -172,29 +218,41 @@ static const char *choose(const scc_opts_t *o, double vertices, char *why, size_
     return sg_backend_auto(&e, why, whysz);
 }
 
+/* The backend of the run before any input is read: -b, or auto's choice
+ * for the de Bruijn graph of the reads (their k-mers counted and compacted
+ * there), else for a graph of the vertices the inputs' size suggests. */
+static const char *choose_start(const scc_opts_t *o, char *why, size_t whysz)
+{
+    if (strcmp(o->backend, "auto") || o->edges || o->counts || strcmp(o->graph, "dbg"))
+        return choose(o, input_vertices(o), why, whysz);
+    sg_backend_estimate_t e;
+    sg_dbg_plan((double)bases_expected(o), o->threads, o->min_count > 0, &e);
+    return sg_backend_auto(&e, why, whysz);
+}
+
 static int open_solver(const scc_opts_t *o, const char *name, scc_run_t *run, char *err, size_t errsz)
 {
     const sg_scc_opts_t so = {.n_threads = o->threads, .devices = &o->devices, .kw = o->kw, .kv = o->kv, .kt = o->kt};
     return sg_scc_solver_open(name, &so, &run->solver, err, errsz);
 }
 
-/* The k-mer table's share of --max-memory: the rest for the reads in
- * flight (a raw and a parsed block of each, and what the allocator keeps of
- * them per thread) and the run's other needs. */
+/* The k-mer table's share of --max-memory: what the reads in flight leave
+ * (least_memory() keeps it above the table's least). */
 static size_t table_memory(const scc_opts_t *o)
 {
-    size_t rest = (size_t)(2 * o->threads + 4) * 2 * READ_BLOCK + (size_t)o->threads * (32 << 20) + (128 << 20);
-    /* a limit below what the rest takes bounds the table alone */
-    return o->max_memory > 2 * rest ? o->max_memory - rest : o->max_memory / 2;
+    size_t rest = reads_memory(o);
+    return o->max_memory > rest ? o->max_memory - rest : 0;
 }
 
 static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
 {
     sg_graph_opts_t go = {.k = o->k, .min_copies = o->min_copies, .min_count = o->min_count,
                           .n_threads = o->threads, .devices = &o->devices, .tmp_dir = o->tmp_dir,
-                          .inputs = o->inputs, .n_inputs = o->n_inputs, .read_block = READ_BLOCK,
+                          .inputs = o->inputs, .n_inputs = o->n_inputs, .expect = bases_expected(o),
                           .k_given = o->k_given, .min_overlap = (uint32_t)o->min_overlap,
                           .min_identity = o->min_identity, .overlaps = o->overlaps, .overlaps_out = o->overlaps_out,
+                          .sketch_k = o->preset ? o->preset->k : 0, .sketch_w = o->preset ? o->preset->w : 0,
+                          .sketch_hpc = o->preset ? o->preset->hpc : 0,
                           .fallback = !strcmp(o->backend, "auto")};
     if (!go.tmp_dir) { /* beside the outputs, which need room too; not /tmp, which may be memory */
         const char *slash = strrchr(o->prefix, '/');
@@ -202,10 +260,7 @@ static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
         run->tmp_dir = slash ? strndup(o->prefix, slash == o->prefix ? 1 : (size_t)(slash - o->prefix)) : strdup(".");
         go.tmp_dir = run->tmp_dir;
     }
-    /* passes over the reads need inputs that can be read again */
     go.max_bytes = table_memory(o);
-    for (int i = 0; i < o->n_inputs; i++)
-        if (!sg_input_rereadable(o->inputs[i])) go.max_bytes = 0;
     if (o->counts) {
         go.counts = o->inputs;
         go.n_counts = o->n_inputs;
@@ -228,9 +283,9 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
         snprintf(run->graph_why, sizeof run->graph_why, "auto: cpu (the overlaps are read from PAF)");
         name = "cpu";
     } else if (!strcmp(o->backend, "auto") && !strcmp(o->graph, "overlap")) {
-        /* the own overlapper's index, for the bases of reads the inputs hold (FASTQ: half its bytes) */
+        /* the own overlapper's index and chaining, for the bases of reads the inputs hold */
         sg_backend_estimate_t e;
-        sg_overlap_plan(input_vertices(o) * 100, o->threads, &e);
+        sg_overlap_plan((double)bases_expected(o), o->threads, &e);
         name = sg_backend_auto(&e, run->graph_why, sizeof run->graph_why);
     }
     if (o->verbose && run->graph_why[0]) sg_info("graph: %s", run->graph_why);
@@ -257,7 +312,7 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
             sg_error("%s backend: %s; '%s' cannot be read again on the cpu", name, err, o->inputs[i]);
             return r;
         }
-    if (!rd) rd = sg_reader_new(o->inputs, o->n_inputs, READ_BLOCK, o->threads);
+    if (!rd) rd = sg_reader_new(o->inputs, o->n_inputs, read_block(o), o->threads);
     sg_backend_fell_back(err, "building the graph on the cpu", run->graph_why, sizeof run->graph_why);
     run->device_failed = 1;
     if (run->builder) run->builder->free(run->builder);
@@ -287,7 +342,7 @@ static int graph_from_counts(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
 static int write_counts(const scc_opts_t *o, scc_run_t *run, const sg_outfile_t *out, FILE *stats, double t_start)
 {
     sg_progress_stage("reading", 0);
-    sg_reader_t *rd = sg_reader_new(o->inputs, o->n_inputs, READ_BLOCK, o->threads);
+    sg_reader_t *rd = sg_reader_new(o->inputs, o->n_inputs, read_block(o), o->threads);
     int fmt = sg_reader_format(rd);
     if (fmt == SG_FMT_GFA) {
         sg_error("'%s' is a GFA graph: --counts-out counts the k-mers of reads", o->inputs[0]);
@@ -412,6 +467,8 @@ static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, con
         fputs(",\n", fp);
     }
     fprintf(fp, "  \"threads\": %d,\n", o->threads);
+    sg_read_stats_json(fp);
+    if (o->preset) fprintf(fp, "  \"preset\": \"%s\",\n", o->preset->name);
     if (run->builder) run->builder->stats(run->builder, fp);
     if (run->solver->stats) {
         fprintf(fp, "  \"scc_%s\": {", run->solver->name);
@@ -454,21 +511,27 @@ int main_scc(int argc, char **argv)
         {"write-overlaps", required_argument, NULL, OPT_WRITE_OVERLAPS},
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY}, {"tmp-dir", required_argument, NULL, OPT_TMP_DIR},
         {"part", required_argument, NULL, OPT_PART},             {"counts-out", required_argument, NULL, OPT_COUNTS_OUT},
-        {"counts", no_argument, NULL, OPT_COUNTS},
+        {"counts", no_argument, NULL, OPT_COUNTS},               {"version", no_argument, NULL, 'V'},
+        {"preset", required_argument, NULL, 'x'},
         {NULL, 0, NULL, 0}};
     scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2,
                     .min_overlap = 2000, .min_identity = 0.8};
     const char *overlap_only = NULL; /* an option of -g overlap that was given */
     const char *dbg_only = NULL;     /* an option of -g dbg's k-mers that was given */
-    int prefix_given = 0, max_memory_given = 0, device_given = 0;
+    int prefix_given = 0, max_memory_given = 0, device_given = 0, min_overlap_given = 0, min_identity_given = 0;
+    const char *max_memory_arg = NULL;
     long v;
     int c;
     double t_start = sg_realtime();
     sg_log_init("seqgpu scc", 0);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":k:c:p:t:b:g:qvh", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, ":k:c:p:t:b:g:x:qvVh", lopts, NULL)) >= 0) {
         switch (c) {
+        case 'x':
+            if (!(o.preset = sg_read_preset(optarg)))
+                return usage_error("invalid preset '%s' (hifi, ont, clr or sr)", optarg);
+            break;
         case 'g':
             if (strcmp(optarg, "dbg") && strcmp(optarg, "overlap"))
                 return usage_error("invalid graph '%s' (dbg or overlap)", optarg);
@@ -484,6 +547,7 @@ int main_scc(int argc, char **argv)
                 return usage_error("invalid --min-overlap '%s' (bases, 1 or more)", optarg);
             o.min_overlap = v;
             overlap_only = "--min-overlap";
+            min_overlap_given = 1;
             break;
         case OPT_MIN_IDENTITY: {
             char *end;
@@ -491,6 +555,7 @@ int main_scc(int argc, char **argv)
             if (end == optarg || *end || !(o.min_identity >= 0) || o.min_identity > 1)
                 return usage_error("invalid --min-identity '%s' (0 to 1)", optarg);
             overlap_only = "--min-identity";
+            min_identity_given = 1;
             break;
         }
         case 'k':
@@ -550,6 +615,7 @@ int main_scc(int argc, char **argv)
             if (sg_parse_size(optarg, &o.max_memory) < 0 || o.max_memory < (1 << 20))
                 return usage_error("invalid --max-memory '%s' (bytes, 1M or more, e.g. 2500M or 8G)", optarg);
             max_memory_given = 1;
+            max_memory_arg = optarg;
             break;
         case OPT_TMP_DIR: o.tmp_dir = optarg; break;
         case OPT_PART:
@@ -565,11 +631,22 @@ int main_scc(int argc, char **argv)
                 return usage_error("invalid --progress '%s' (seconds, 0.1 or more)", optarg);
             break;
         case 'h': usage(stdout); return SG_EXIT_OK;
+        case 'V': return sg_version();
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
     sg_log_init("seqgpu scc", o.quiet);
+    if (o.preset && o.graph && strcmp(o.graph, o.preset->graph)) {
+        char why[64];
+        snprintf(why, sizeof why, "-x %s is a preset of -g %s", o.preset->name, o.preset->graph);
+        return usage_error("%s", why);
+    }
+    if (o.preset) {
+        o.graph = o.preset->graph;
+        if (!min_overlap_given && o.preset->min_overlap) o.min_overlap = o.preset->min_overlap;
+        if (!min_identity_given && o.preset->min_identity > 0) o.min_identity = o.preset->min_identity;
+    }
     if (!o.graph) o.graph = o.overlaps ? "overlap" : "dbg";
     if (overlap_only && strcmp(o.graph, "overlap")) {
         if (overlap_only == o.overlaps) overlap_only = "--overlaps";
@@ -614,13 +691,15 @@ int main_scc(int argc, char **argv)
         if (stat(o.tmp_dir, &st) < 0 || !S_ISDIR(st.st_mode) || access(o.tmp_dir, W_OK | X_OK) < 0)
             return usage_error("--tmp-dir '%s' is not a folder this run can write to", o.tmp_dir);
     }
-    if (max_memory_given && !o.counts)
-        for (int i = 0; i < o.n_inputs; i++)
-            if (!sg_input_rereadable(o.inputs[i])) {
-                sg_warn("--max-memory: '%s' can be read only once (standard input or a pipe), so the k-mer table "
-                        "cannot be counted in passes and is not bounded; give a file", o.inputs[i]);
-                break;
-            }
+    if (max_memory_given && !o.edges && o.max_memory < least_memory(&o)) {
+        /* the reads in flight and the counting's buffers alone would not fit */
+        char least[32];
+        snprintf(least, sizeof least, "%zuM", (least_memory(&o) >> 20) + 1);
+        sg_error("--max-memory %s is below the least a run of %d threads works in: %s (the reads in flight and the "
+                 "k-mer counting's buffers); give --max-memory %s or more, or fewer threads (-t)",
+                 max_memory_arg, o.threads, least, least);
+        return SG_EXIT_INPUT;
+    }
     if (!o.max_memory) o.max_memory = sg_available_memory() / 4 * 3;
     const char *base = strrchr(o.prefix, '/');
     base = base ? base + 1 : o.prefix;
@@ -635,13 +714,14 @@ int main_scc(int argc, char **argv)
     enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_SPECTRUM, OUT_PICTURES, OUT_MQC_SPECTRUM, OUT_MQC_REPEATS,
            OUT_GRAPH, OUT_STATS, OUT_COUNTS, OUT_OVERLAPS, N_OUT };
     enum { N_PATHS = 8 };
+    /* MultiQC's sample: the prefix's file name; its files go beside --stats */
+    char *sample = sg_strdup(base);
+    sample[stem] = 0;
     char *paths[N_PATHS] = {out_path(o.prefix, ".repeats.tsv", 0), out_path(o.prefix, ".gfa", 0),
                             out_path(o.prefix, ".units.fa", 0), out_path(o.prefix, ".components.tsv", 0),
                             out_path(o.prefix, ".spectrum.svg", 1), out_path(o.prefix, ".repeats.svg", 1),
-                            out_path(o.prefix, ".spectrum_mqc.json", 1), out_path(o.prefix, ".repeats_mqc.tsv", 1)};
-    /* MultiQC's sample: the prefix's file name */
-    char *sample = sg_strdup(base);
-    sample[stem] = 0;
+                            sg_mqc_beside(o.stats, sample, ".spectrum_mqc.json"),
+                            sg_mqc_beside(o.stats, sample, ".repeats_mqc.tsv")};
     const int report = !o.counts_out; /* a part's counts are all a --counts-out run writes */
     const int reads = report && !o.edges; /* outputs of a graph of reads (or a GFA graph) */
     const int overlap = !strcmp(o.graph, "overlap"); /* the overlap graph counts no k-mers: no spectrum */
@@ -652,8 +732,8 @@ int main_scc(int argc, char **argv)
         {.what = "PREFIX.components.tsv", .path = report ? paths[3] : NULL},
         {.what = "PREFIX.spectrum.svg", .path = !reads || overlap ? NULL : paths[4]},
         {.what = "PREFIX.repeats.svg", .path = !reads ? NULL : paths[5]},
-        {.what = "PREFIX.spectrum_mqc.json", .path = !reads || overlap || !o.stats ? NULL : paths[6]},
-        {.what = "PREFIX.repeats_mqc.tsv", .path = !reads || !o.stats ? NULL : paths[7]},
+        {.what = "PREFIX.spectrum_mqc.json", .path = !reads || overlap ? NULL : paths[6]},
+        {.what = "PREFIX.repeats_mqc.tsv", .path = !reads ? NULL : paths[7]},
         {.what = "--write-graph", .path = o.write_graph},
         {.what = "--stats", .path = o.stats},
         {.what = "--counts-out", .path = o.counts_out, .threads = o.threads},
@@ -692,7 +772,7 @@ int main_scc(int argc, char **argv)
     /* the backend for the size of the input; a solver on a device starts it
      * now, while the input is read */
     char err[512] = "";
-    const char *name = choose(&o, input_vertices(&o), run->graph_why, sizeof run->graph_why);
+    const char *name = choose_start(&o, run->graph_why, sizeof run->graph_why);
     if ((r = open_solver(&o, name, run, err, sizeof err)) == SG_ERR_DEVICE && !strcmp(o.backend, "auto")) {
         sg_backend_fell_back(err, "using the cpu backend", run->graph_why, sizeof run->graph_why);
         run->device_failed = 1;
@@ -713,7 +793,7 @@ int main_scc(int argc, char **argv)
     } else {
         /* the format from the stream that is then read: a pipe is read once */
         sg_progress_stage("reading", 0);
-        sg_reader_t *rd = sg_reader_new(o.inputs, o.n_inputs, READ_BLOCK, o.threads);
+        sg_reader_t *rd = sg_reader_new(o.inputs, o.n_inputs, read_block(&o), o.threads);
         int fmt = sg_reader_format(rd);
         if (fmt == SG_FMT_GFA) {
             run->source = "gfa";
@@ -776,11 +856,11 @@ int main_scc(int argc, char **argv)
         if (g.oriented) {
             uint32_t tandem = 0;
             for (uint32_t i = 0; i < rp.n; i++) tandem += rp.r[i].tandem;
-            const int sp = outs[OUT_SPECTRUM].path != NULL;
+            const int sp = outs[OUT_SPECTRUM].path != NULL, mqc = outs[OUT_MQC_REPEATS].path != NULL;
             sg_info("%u repeats (%u tandem) in %u components; wrote %s, %s, %s, %s; pictures %s%s%s%s%s%s%s", rp.n,
                     tandem, run->n_comp, paths[0], paths[1], paths[2], paths[3], sp ? paths[4] : "", sp ? ", " : "",
-                    paths[5], o.stats ? "; for MultiQC " : "", o.stats && sp ? paths[6] : "", o.stats && sp ? ", " : "",
-                    o.stats ? paths[7] : "");
+                    paths[5], mqc ? "; for MultiQC " : "", mqc && sp ? paths[6] : "", mqc && sp ? ", " : "",
+                    mqc ? paths[7] : "");
         } else {
             sg_info("%u strongly connected components, %u with two or more nodes or a self-loop; wrote %s",
                     run->n_comp, run->n_nontrivial, paths[3]);

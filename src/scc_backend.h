@@ -29,13 +29,14 @@ typedef struct {
     int n_threads;                /* host threads */
     const sg_devices_t *devices;  /* GPU (the first listed; NULL or none: device 0) */
     /* cpu: count only the k-mers of hash part `part` of n_parts (sg_kmer_part;
-     * n_parts 0 or 1: all of them) ... */
+     * n_parts 0 or 1: all of them) */
     uint32_t part, n_parts;
-    /* ... and when the table would grow past max_bytes (0: no limit), keep
-     * only the first half of the part and go on (the table says which part
-     * it holds in the end) */
+    /* cpu: hold at most max_bytes of k-mers in memory (0: no limit), the
+     * rest in a file in tmp_dir (removed however the run ends) */
     size_t max_bytes;
-    uint64_t expect;              /* cpu: distinct k-mers expected, to size the table at once (0: unknown) */
+    const char *tmp_dir;
+    uint64_t expect;              /* cpu: k-mers expected in the reads, to plan the counting (0: unknown) */
+    uint32_t min_keep;            /* cpu: the least count filter and take will ask for (0, 1: any) */
 } sg_kmer_opts_t;
 
 /* Counted k-mers in k-mer order: what a part of a run hands on (scc
@@ -57,14 +58,14 @@ struct sg_kmer_table {
      * bases of overlap; k-mers stop at any base that is not A/C/G/T (either
      * case). Thread-safe. */
     int (*add)(sg_kmer_table_t *t, const sg_chunk_t *c);
-    /** After the last add. */
+    /** After the last add, before anything else: the counting ends. */
     int (*finish)(sg_kmer_table_t *t);
     /** Distinct k-mers (the kept ones after a filter), and occurrences counted. */
     uint64_t (*distinct)(const sg_kmer_table_t *t);
     uint64_t (*total)(const sg_kmer_table_t *t);
     /** hist[c]: distinct k-mers seen c times (c < n - 1); hist[n - 1]: n - 1 times or more. */
     int (*histogram)(sg_kmer_table_t *t, uint64_t *hist, int n);
-    /** Keep only the k-mers seen at least min times. */
+    /** Keep only the k-mers seen at least min times (once). */
     int (*filter)(sg_kmer_table_t *t, uint32_t min);
     /** The node-centric de Bruijn graph of the kept k-mers compacted into
      * unitigs (maximal non-branching paths; a branch-free cycle is one unitig
@@ -76,7 +77,8 @@ struct sg_kmer_table {
     /** Optional (cpu): the k-mers seen at least min times with their counts,
      * sorted; the table is empty afterwards, its memory freed as they are taken. */
     int (*take)(sg_kmer_table_t *t, uint32_t min, sg_kmer_counts_t *out);
-    /** Optional (cpu): add counted k-mers (counts files), kc->k the table's k. */
+    /** Optional (cpu): add counted k-mers (counts files), kc->k the table's k,
+     * none twice (the parts of a run are disjoint), instead of add. */
     int (*add_counts)(sg_kmer_table_t *t, const sg_kmer_counts_t *kc);
     void (*free)(sg_kmer_table_t *t);
     uint32_t part, n_parts; /* after finish: the hash part counted (n_parts 1: all) */
@@ -86,8 +88,12 @@ struct sg_kmer_table {
 
 typedef int (*sg_kmer_table_ctor)(const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err, size_t errsz);
 
-/** The cpu table (scc_kmers.c): all threads, a partitioned hash table. */
+/** The cpu table (scc_kmers.c): the reads cut into super-k-mers by
+ * minimizer bin in one pass, each bin then counted in a cache-sized hash
+ * table; all threads. */
 int sg_kmer_table_cpu(const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err, size_t errsz);
+/** The least max_bytes the cpu table works in with n_threads threads. */
+size_t sg_kmer_table_cpu_least(int n_threads);
 
 /* A graph builder: reads in, a sequence graph out. */
 typedef struct sg_graph_builder sg_graph_builder_t;
@@ -98,8 +104,9 @@ struct sg_graph_builder {
     int (*build)(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g);
     /** Optional: the repeats of the graph it built, given its SCCs, in place
      * of sg_repeats_find() (the overlap graph's come from its reads, whose
-     * bases it gives to the repeats' segments of g here). */
-    int (*repeats)(sg_graph_builder_t *b, sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, sg_repeats_t *out);
+     * bases it gives to the repeats' segments of g here). It may merge
+     * components in comp (the pictures then draw the merged ones). */
+    int (*repeats)(sg_graph_builder_t *b, sg_graph_t *g, uint32_t *comp, uint32_t n_comp, sg_repeats_t *out);
     /** JSON members for --stats (each line "  \"key\": value,\n"), after build. */
     void (*stats)(const sg_graph_builder_t *b, FILE *fp);
     /** Optional (NULL: the pictures show the graph's depths): after build,
@@ -123,22 +130,30 @@ typedef struct {
     const sg_devices_t *devices;
     uint32_t min_overlap;  /* overlap: the shortest dovetail or containment kept, bases (shorter reads are skipped) */
     double min_identity;   /* overlap: the lowest estimated identity kept */
+    int sketch_k, sketch_w, sketch_hpc; /* overlap: the own overlapper's minimizers (k 0: minimap2's ava-pb ones) */
     const char *overlaps;  /* overlap: a PAF file to take the overlaps from, or NULL for the own overlapper */
     FILE *overlaps_out;    /* overlap: where the kept overlaps are written as PAF, or NULL */
     int fallback;          /* auto: a device that fails after the reads are in hands its work to the cpu */
-    /* cpu: a k-mer table that would outgrow max_bytes (0: no limit) counts
-     * the k-mers in hash parts, over more passes of the inputs (read again
-     * in blocks of read_block bytes), through files in tmp_dir (scc_counts.h) */
+    /* cpu: the k-mer table holds at most max_bytes (0: no limit), the rest
+     * of the k-mers in a file in tmp_dir; it plans its counting for expect
+     * k-mers (0: unknown) */
     size_t max_bytes;
     const char *tmp_dir;
-    char *const *inputs;
+    uint64_t expect;
+    char *const *inputs; /* the reads, as named (counts files record them) */
     int n_inputs;
-    size_t read_block;
     /* or, instead of reads, the k-mers of these counts files (scc --counts) */
     char *const *counts;
     int n_counts;
     int k_given;        /* with counts: k was given and must be theirs */
 } sg_graph_opts_t;
+
+/** The least threshold a run of o can take: -c when it is given, else 2 (a
+ * threshold from --min-copies is never below 2). */
+static inline uint32_t sg_graph_min_count(const sg_graph_opts_t *o)
+{
+    return o->min_count > 0 ? (uint32_t)o->min_count : 2;
+}
 
 typedef int (*sg_graph_builder_ctor)(const sg_graph_opts_t *o, sg_graph_builder_t **out, char *err, size_t errsz);
 

@@ -4,22 +4,11 @@
 #include "input.h"
 #include "log.h"
 #include "pipeline.h"
-#include "progress.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
-
-/* Bytes per distinct k-mer of a cpu table sized for them at once: a slot
- * (the k-mer and a 32-bit count) at a load of 0.7, and a margin for the
- * estimate; the passes are planned with it. */
-static double table_bytes_per_kmer(int k) { return ((k > 31 ? 16 : 8) + 4) / 0.6; }
-
-/* the most parts a bounded count cuts the k-mers into (as the table) */
-#define MAX_PARTS (1u << 24)
 
 typedef struct {
     sg_input_t in; /* first: the input steps take the context as theirs */
@@ -46,14 +35,15 @@ int sg_count_reads(sg_kmer_table_t *t, sg_reader_t *rd, int k, int n_threads)
     sg_pipeline_opts_t po = {.n_threads = n_threads, .max_items = 2 * n_threads + 4, .free_item = sg_input_free_chunk};
     int r = sg_pipeline_run(steps, 4, &c, &po);
     sg_input_free(&c.in);
-    if (r == SG_ERR_SYSTEM && t->err[0]) sg_error("%s", t->err);
-    return r == 0 ? t->finish(t) : r;
+    if (r == 0) r = t->finish(t);
+    if (r < 0 && r != SG_ERR_DEVICE && t->err[0]) sg_error("%s", t->err);
+    return r;
 }
 
 /* Part `part` of n (from 0) of the k-mers, counted in t, into a counts file
  * of the pairs seen at least min times; the table is emptied. */
 static int write_part(sg_kmer_table_t *t, const sg_graph_opts_t *o, uint32_t part, uint32_t n, uint32_t min, FILE *out,
-                      const char *name, int compress, sg_counts_header_t *h)
+                      const char *name, sg_counts_header_t *h)
 {
     *h = (sg_counts_header_t){.k = o->k, .part = part + 1, .n_parts = n, .min_count = min, .bins = SG_HIST_BINS,
                               .inputs = (char **)o->inputs, .n_inputs = o->n_inputs};
@@ -72,44 +62,32 @@ static int write_part(sg_kmer_table_t *t, const sg_graph_opts_t *o, uint32_t par
     sg_kmer_counts_t kc = {0};
     int r = t->histogram(t, h->hist, SG_HIST_BINS);
     if (r == 0) r = t->take(t, min, &kc);
+    if (r < 0 && t->err[0]) sg_error("%s", t->err);
     h->pairs = kc.n;
-    if (r == 0) r = sg_counts_write(out, name, h, &kc, compress);
+    if (r == 0) r = sg_counts_write(out, name, h, &kc, 1);
     sg_kmer_counts_free(&kc);
     free(sizes);
     h->sizes = NULL;
     return r;
 }
 
-/* The lowest count a part keeps: -c when it is given, else 2 (a threshold
- * from --min-copies is never below 2). */
-static uint32_t min_stored(const sg_graph_opts_t *o)
-{
-    return o->min_count > 0 ? (uint32_t)o->min_count : 2;
-}
-
-static int cpu_table(const sg_graph_opts_t *o, uint32_t part, uint32_t n, size_t max_bytes, uint64_t expect,
-                     sg_kmer_table_t **t)
-{
-    const sg_kmer_opts_t ko = {.k = o->k, .n_threads = o->n_threads, .part = part, .n_parts = n,
-                               .max_bytes = max_bytes, .expect = expect};
-    char err[256];
-    int r = sg_kmer_table_cpu(&ko, t, err, sizeof err);
-    if (r < 0) sg_error("%s", err);
-    return r;
-}
-
 int sg_counts_part(const sg_graph_opts_t *o, sg_reader_t *rd, uint32_t part, uint32_t n_parts, FILE *out,
                    const char *name, sg_part_summary_t *sum)
 {
+    const sg_kmer_opts_t ko = {.k = o->k, .n_threads = o->n_threads, .part = part - 1, .n_parts = n_parts,
+                               .max_bytes = o->max_bytes, .tmp_dir = o->tmp_dir, .expect = o->expect,
+                               .min_keep = sg_graph_min_count(o)};
     sg_kmer_table_t *t;
-    int r = cpu_table(o, part - 1, n_parts, 0, 0, &t);
+    char err[256];
+    int r = sg_kmer_table_cpu(&ko, &t, err, sizeof err);
     if (r < 0) {
+        sg_error("%s", err);
         sg_reader_free(rd);
         return r;
     }
     r = sg_count_reads(t, rd, o->k, o->n_threads);
     sg_counts_header_t h = {0};
-    if (r == 0) r = write_part(t, o, part - 1, n_parts, min_stored(o), out, name, 1, &h);
+    if (r == 0) r = write_part(t, o, part - 1, n_parts, sg_graph_min_count(o), out, name, &h);
     *sum = (sg_part_summary_t){h.kmers, h.distinct, h.pairs, h.min_count};
     if (r == 0)
         sg_info("part %u/%u: %llu k-mers, %llu distinct; wrote the %llu seen >= %u times to %s", part, n_parts,
@@ -120,13 +98,13 @@ int sg_counts_part(const sg_graph_opts_t *o, sg_reader_t *rd, uint32_t part, uin
     return r;
 }
 
-/* Add file f to the set: 0, or SG_ERR_INPUT (said) when the sums would pass 2^64, which no run's counts reach
- * (each file's totals agree with its histogram, but a crafted one may hold any) */
-static int add_file(sg_counts_set_t *s, sg_counts_reader_t *f, const char *path)
+/* A file's figures into the set (its header, read when the set is opened): 0, or SG_ERR_INPUT (said) when the
+ * sums would pass 2^64, which no run's counts reach (each file's totals agree with its histogram, but a crafted one
+ * may hold any) */
+static int add_file(sg_counts_set_t *s, const char *path, const sg_counts_header_t *h)
 {
-    const sg_counts_header_t *h = sg_counts_header(f);
     s->files = sg_realloc(s->files, (s->n_files + 1) * sizeof *s->files);
-    s->files[s->n_files++] = f;
+    s->files[s->n_files++] = (sg_counts_file_t){path, h->part, h->min_count, h->kmers, h->distinct, h->pairs};
     int over = s->total + h->kmers < s->total || s->distinct + h->distinct < s->distinct;
     for (int c = 0; c < SG_HIST_BINS; c++) over |= s->hist[c] + h->hist[c] < s->hist[c];
     if (over) {
@@ -139,6 +117,18 @@ static int add_file(sg_counts_set_t *s, sg_counts_reader_t *f, const char *path)
     s->k = h->k;
     if (h->min_count > s->min_stored) s->min_stored = h->min_count;
     return 0;
+}
+
+/* A counts file's reader, or NULL (message printed). */
+static sg_counts_reader_t *open_counts(const char *path)
+{
+    BGZF *fp = bgzf_open(path, "r");
+    if (!fp) {
+        sg_error("cannot read '%s': %s", path, strerror(errno ? errno : EIO));
+        return NULL;
+    }
+    sg_counts_reader_t *f;
+    return sg_counts_open(fp, path, SG_HIST_BINS, &f) == 0 ? f : NULL;
 }
 
 /* parts in order, then the order given */
@@ -190,50 +180,63 @@ int sg_counts_open_set(char *const *paths, int n, int k_given, int k, sg_counts_
     uint32_t *part = sg_malloc(((size_t)n + 1) * 2 * sizeof *part), n_parts = 0; /* (part, index) */
     int r = 0;
     uint64_t *size = NULL; /* the inputs' sizes, as the parts knew them */
-    int *from = NULL, unsure = 0, unsure_input = 0;
+    int *from = NULL, unsure = 0;
+    char *unsure_input = NULL;
+    /* the first file stays open while the others are checked against it, each closed after */
+    sg_counts_reader_t *f0 = NULL;
     for (int i = 0; i < n && r == 0; i++) {
-        BGZF *fp = bgzf_open(paths[i], "r");
-        sg_counts_reader_t *f;
-        if (!fp) {
-            sg_error("cannot read '%s': %s", paths[i], strerror(errno ? errno : EIO));
+        sg_counts_reader_t *f = open_counts(paths[i]);
+        if (!f) {
             r = SG_ERR_INPUT;
-        } else if ((r = sg_counts_open(fp, paths[i], SG_HIST_BINS, &f)) == 0) {
-            const sg_counts_header_t *h = sg_counts_header(f);
-            const sg_counts_header_t *h0 = i ? sg_counts_header(s->files[0]) : h;
-            if (h->k != h0->k) {
-                sg_error("'%s' counts %d-mers and '%s' %d-mers: the parts of one run have one k", paths[0], h0->k,
-                         paths[i], h->k);
-                r = SG_ERR_INPUT;
-            } else if (k_given && h->k != k) {
-                sg_error("'%s' counts %d-mers, not %d-mers (-k): leave -k out, the files give it", paths[i], h->k, k);
-                r = SG_ERR_INPUT;
-            } else if (h->n_parts != h0->n_parts) {
-                sg_error("'%s' is part %u/%u and '%s' part %u/%u: the parts of one run are cut into the same number",
-                         paths[0], h0->part, h0->n_parts, paths[i], h->part, h->n_parts);
-                r = SG_ERR_INPUT;
-            } else if (!same_names(h, h0)) {
-                sg_name_buf_t n0, n1;
-                sg_error("'%s' counts the k-mers of %s%s and '%s' of %s%s: the parts of one run read the same inputs",
-                         paths[0], h0->n_inputs ? sg_name_shown(base_name(h0->inputs[0]), &n0) : "nothing",
-                         h0->n_inputs > 1 ? " ..." : "", paths[i],
-                         h->n_inputs ? sg_name_shown(base_name(h->inputs[0]), &n1) : "nothing", h->n_inputs > 1 ? " ..." : "");
-                r = SG_ERR_INPUT;
-            } else {
-                if (i == 0) {
-                    size = sg_malloc(((size_t)h->n_inputs + 1) * sizeof *size);
-                    from = sg_malloc(((size_t)h->n_inputs + 1) * sizeof *from);
-                    for (int j = 0; j < h->n_inputs; j++) from[j] = -1;
-                }
-                r = same_sizes(paths, i, h, size, from);
-                for (int j = 0; j < h->n_inputs && !unsure; j++)
-                    if (h->sizes[j] == SG_COUNTS_SIZE_UNKNOWN) unsure = i + 1, unsure_input = j;
-            }
-            part[2 * i] = h->part;
-            part[2 * i + 1] = (uint32_t)i;
-            n_parts = h->n_parts;
-            if (add_file(s, f, paths[i]) < 0 && r == 0) r = SG_ERR_INPUT;
+            break;
         }
+        const sg_counts_header_t *h = sg_counts_header(f);
+        if (!f0) f0 = f;
+        const sg_counts_header_t *h0 = sg_counts_header(f0);
+        if (h->k != h0->k) {
+            sg_error("'%s' counts %d-mers and '%s' %d-mers: the parts of one run have one k", paths[0], h0->k,
+                     paths[i], h->k);
+            r = SG_ERR_INPUT;
+        } else if (k_given && h->k != k) {
+            sg_error("'%s' counts %d-mers, not %d-mers (-k): leave -k out, the files give it", paths[i], h->k, k);
+            r = SG_ERR_INPUT;
+        } else if (h->n_parts != h0->n_parts) {
+            sg_error("'%s' is part %u/%u and '%s' part %u/%u: the parts of one run are cut into the same number",
+                     paths[0], h0->part, h0->n_parts, paths[i], h->part, h->n_parts);
+            r = SG_ERR_INPUT;
+        } else if (!same_names(h, h0)) {
+            sg_name_buf_t n0, n1;
+            sg_error("'%s' counts the k-mers of %s%s and '%s' of %s%s: the parts of one run read the same inputs",
+                     paths[0], h0->n_inputs ? sg_name_shown(base_name(h0->inputs[0]), &n0) : "nothing",
+                     h0->n_inputs > 1 ? " ..." : "", paths[i],
+                     h->n_inputs ? sg_name_shown(base_name(h->inputs[0]), &n1) : "nothing", h->n_inputs > 1 ? " ..." : "");
+            r = SG_ERR_INPUT;
+        } else {
+            if (i == 0) {
+                size = sg_malloc(((size_t)h->n_inputs + 1) * sizeof *size);
+                from = sg_malloc(((size_t)h->n_inputs + 1) * sizeof *from);
+                for (int j = 0; j < h->n_inputs; j++) from[j] = -1;
+            }
+            r = same_sizes(paths, i, h, size, from);
+            for (int j = 0; j < h->n_inputs && !unsure; j++)
+                if (h->sizes[j] == SG_COUNTS_SIZE_UNKNOWN) {
+                    unsure = i + 1;
+                    unsure_input = sg_strdup(h->inputs[j]);
+                }
+        }
+        part[2 * i] = h->part;
+        part[2 * i + 1] = (uint32_t)i;
+        n_parts = h->n_parts;
+        if (add_file(s, paths[i], h) < 0 && r == 0) r = SG_ERR_INPUT;
+        /* the reads counted, for the pictures' titles: the part 1's names */
+        if (h->part == 1 && !s->inputs) {
+            s->inputs = sg_calloc((size_t)h->n_inputs + 1, sizeof *s->inputs);
+            for (int j = 0; j < h->n_inputs; j++) s->inputs[j] = sg_strdup(h->inputs[j]);
+            s->n_inputs = h->n_inputs;
+        }
+        if (f != f0) sg_counts_close(f);
     }
+    sg_counts_close(f0);
     if (r == 0) {
         qsort(part, n, 2 * sizeof *part, cmp_part);
         uint32_t missing = 0;
@@ -254,20 +257,20 @@ int sg_counts_open_set(char *const *paths, int n, int k_given, int k, sg_counts_
     if (r == 0 && unsure) {
         sg_name_buf_t nb;
         sg_warn("'%s' counted '%s' from a pipe, whose size cannot be compared: make sure every part read the same "
-                "reads", paths[unsure - 1], sg_name_shown(sg_counts_header(s->files[unsure - 1])->inputs[unsure_input], &nb));
+                "reads", paths[unsure - 1], sg_name_shown(unsure_input, &nb));
     }
+    free(unsure_input);
     free(size);
     free(from);
-    /* the reads counted, for the pictures' titles: the part 1's names */
-    for (int i = 0; i < s->n_files && r == 0; i++) {
-        const sg_counts_header_t *h = sg_counts_header(s->files[i]);
-        if (h->part != 1) continue;
-        s->inputs = sg_calloc((size_t)h->n_inputs + 1, sizeof *s->inputs);
-        for (int j = 0; j < h->n_inputs; j++) s->inputs[j] = sg_strdup(h->inputs[j]);
-        s->n_inputs = h->n_inputs;
-    }
     free(part);
     return r;
+}
+
+/* Whether the reader's header is still what the set recorded of the file. */
+static int same_file(const sg_counts_file_t *f, const sg_counts_header_t *h, int k)
+{
+    return h->k == k && h->part == f->part && h->min_count == f->min_count && h->kmers == f->kmers &&
+           h->distinct == f->distinct && h->pairs == f->pairs;
 }
 
 int sg_counts_load(sg_counts_set_t *s, uint32_t min, sg_kmer_table_t *t)
@@ -281,7 +284,17 @@ int sg_counts_load(sg_counts_set_t *s, uint32_t min, sg_kmer_table_t *t)
     const int words = s->k > 31 ? 2 : 1;
     int r = 0;
     for (int i = 0; i < s->n_files && r == 0; i++) {
-        while ((r = sg_counts_next(s->files[i], &kc)) > 0) {
+        sg_counts_reader_t *f = open_counts(s->files[i].path);
+        if (!f) {
+            r = SG_ERR_INPUT;
+            break;
+        }
+        if (!same_file(&s->files[i], sg_counts_header(f), s->k)) {
+            sg_error("'%s' changed while the run read it: give the counts files of one run, left as they are",
+                     s->files[i].path);
+            r = SG_ERR_INPUT;
+        }
+        while (r == 0 && (r = sg_counts_next(f, &kc)) > 0) {
             uint64_t m = 0;
             for (uint64_t j = 0; j < kc.n; j++) {
                 if (kc.count[j] < min) continue;
@@ -291,8 +304,7 @@ int sg_counts_load(sg_counts_set_t *s, uint32_t min, sg_kmer_table_t *t)
             kc.n = m;
             if ((r = t->add_counts(t, &kc)) < 0) break;
         }
-        sg_counts_close(s->files[i]);
-        s->files[i] = NULL;
+        sg_counts_close(f);
     }
     sg_kmer_counts_free(&kc);
     return r;
@@ -300,7 +312,6 @@ int sg_counts_load(sg_counts_set_t *s, uint32_t min, sg_kmer_table_t *t)
 
 void sg_counts_set_free(sg_counts_set_t *s)
 {
-    for (int i = 0; i < s->n_files; i++) sg_counts_close(s->files[i]);
     free(s->files);
     s->files = NULL;
     s->n_files = 0;
@@ -308,113 +319,4 @@ void sg_counts_set_free(sg_counts_set_t *s)
     free(s->inputs);
     s->inputs = NULL;
     s->n_inputs = 0;
-}
-
-/* ---- bounded memory: the k-mers in parts, through files nobody sees ---- */
-
-/* An open file in dir that disappears with the process, however it ends:
- * unnamed (O_TMPFILE), or named and removed at once where the file system
- * cannot do that. */
-static int tmp_file(const char *dir)
-{
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
-    size_t n = strlen(dir) + 32;
-    char *path = sg_malloc(n);
-    snprintf(path, n, "%s/.seqgpu-counts-XXXXXX", dir);
-    fd = mkostemp(path, O_CLOEXEC);
-    if (fd >= 0) unlink(path);
-    free(path);
-    return fd;
-}
-
-/* A part counted in t, into a new temporary counts file read back into s. */
-static int spill(const sg_graph_opts_t *o, sg_kmer_table_t *t, sg_counts_set_t *s)
-{
-    int fd = tmp_file(o->tmp_dir), wfd = fd >= 0 ? dup(fd) : -1;
-    FILE *out = wfd >= 0 ? fdopen(wfd, "wb") : NULL;
-    if (!out) {
-        sg_error("cannot create a temporary file in '%s' for the k-mer counts (--max-memory): %s; name another "
-                 "folder with --tmp-dir", o->tmp_dir, strerror(errno));
-        if (wfd >= 0) close(wfd);
-        if (fd >= 0) close(fd);
-        return SG_ERR_INPUT;
-    }
-    char name[64];
-    snprintf(name, sizeof name, "temporary k-mer counts (part %u/%u)", t->part + 1, t->n_parts);
-    sg_counts_header_t h = {0};
-    setvbuf(out, NULL, _IOFBF, 1 << 20);
-    int r = write_part(t, o, t->part, t->n_parts, min_stored(o), out, name, 0, &h);
-    free(h.hist);
-    if (fflush(out) != 0 || ferror(out)) {
-        sg_error("cannot write the %s to '%s': %s", name, o->tmp_dir, strerror(errno ? errno : EIO));
-        r = SG_ERR_SYSTEM;
-    }
-    fclose(out);
-    struct stat st;
-    if (r == 0 && fstat(fd, &st) == 0) s->stored_bytes += (uint64_t)st.st_size;
-    BGZF *fp = r == 0 && lseek(fd, 0, SEEK_SET) == 0 ? bgzf_dopen(fd, "r") : NULL;
-    if (!fp) {
-        close(fd);
-        return r < 0 ? r : SG_ERR_SYSTEM;
-    }
-    sg_counts_reader_t *f;
-    if ((r = sg_counts_open(fp, name, SG_HIST_BINS, &f)) < 0) return SG_ERR_SYSTEM;
-    return add_file(s, f, name) < 0 ? SG_ERR_SYSTEM : 0; /* our own spilled part: an internal error */
-}
-
-typedef struct {
-    uint32_t part, n;
-} range_t;
-
-/* The parts that t's narrowing left out of the part (part, n) it started
- * with: the second half at each halving, pushed onto todo. */
-static void push_rest(const sg_kmer_table_t *t, uint32_t n, range_t **todo, int *n_todo)
-{
-    for (uint32_t p = t->part, m = t->n_parts; m > n; p /= 2, m /= 2) {
-        *todo = sg_realloc(*todo, (*n_todo + 1) * sizeof **todo);
-        (*todo)[(*n_todo)++] = (range_t){p | 1, m};
-    }
-}
-
-int sg_count_bounded(const sg_graph_opts_t *o, sg_kmer_table_t *t, sg_reader_t *rd, sg_counts_set_t *s)
-{
-    int r = sg_count_reads(t, rd, o->k, o->n_threads);
-    s->passes = 1;
-    if (r < 0 || t->n_parts <= 1) return r;
-    sg_info("the k-mer table outgrew %.1f MB (--max-memory): counting the k-mers in parts, over more passes of the "
-            "reads, through '%s'", o->max_bytes / 1048576.0, o->tmp_dir);
-    range_t *todo = NULL;
-    int n_todo = 0;
-    push_rest(t, 1, &todo, &n_todo);
-    double done = 1.0 / t->n_parts; /* the share of the k-mers counted */
-    r = spill(o, t, s);
-    while (r == 0 && n_todo) {
-        range_t p = todo[--n_todo];
-        /* cut the part as far as the k-mers counted so far say it needs */
-        double expect = (double)s->distinct / done / p.n;
-        while (expect * table_bytes_per_kmer(o->k) > o->max_bytes && p.n < MAX_PARTS / 2) {
-            todo = sg_realloc(todo, (n_todo + 1) * sizeof *todo);
-            todo[n_todo++] = (range_t){2 * p.part + 1, 2 * p.n};
-            p = (range_t){2 * p.part, 2 * p.n};
-            expect /= 2;
-        }
-        sg_kmer_table_t *pt;
-        if ((r = cpu_table(o, p.part, p.n, o->max_bytes, (uint64_t)expect, &pt)) < 0) break;
-        sg_progress_stage("counting k-mers", sg_input_stored_bytes(o->inputs, o->n_inputs));
-        r = sg_count_reads(pt, sg_reader_new(o->inputs, o->n_inputs, o->read_block, o->n_threads), o->k,
-                           o->n_threads);
-        s->passes++;
-        if (r == 0) {
-            push_rest(pt, p.n, &todo, &n_todo);
-            done += 1.0 / pt->n_parts;
-            r = spill(o, pt, s);
-        }
-        pt->free(pt);
-    }
-    free(todo);
-    if (r == 0)
-        sg_info("%d passes over the reads, %d parts, %.1f MB of counts on disk", s->passes, s->n_files,
-                s->stored_bytes / 1048576.0);
-    return r;
 }

@@ -40,21 +40,19 @@ static void set_threshold(dbg_t *d)
                 "the k-mer coverage (--stats FILE has the histogram)", d->threshold);
 }
 
-/* The k-mers of counts files, or of the reads (in parts when the table
- * narrowed): d->set, or the table, has their histogram and totals. */
+/* The k-mers of counts files, or of the reads: d->set, or the table, has
+ * their histogram and totals. */
 static int count(dbg_t *d, sg_reader_t *rd)
 {
-    sg_kmer_table_t *t = d->table;
     if (d->o.n_counts) return sg_counts_open_set(d->o.counts, d->o.n_counts, d->o.k_given, d->o.k, &d->set);
-    if (d->o.max_bytes && t->take) return sg_count_bounded(&d->o, t, rd, &d->set);
-    return sg_count_reads(t, rd, d->o.k, d->o.n_threads);
+    return sg_count_reads(d->table, rd, d->o.k, d->o.n_threads);
 }
 
 /* The histogram and totals: the files', or the table's. */
 static int summarise(dbg_t *d)
 {
     sg_kmer_table_t *t = d->table;
-    if (d->o.n_counts || d->set.n_files) {
+    if (d->o.n_counts) {
         d->distinct = d->set.distinct;
         d->total = d->set.total;
         d->o.k = d->set.k;
@@ -70,9 +68,7 @@ static int load_kept(dbg_t *d)
 {
     d->table->free(d->table);
     d->table = NULL;
-    uint64_t kept = 0; /* a table sized for them at once */
-    for (uint32_t c = d->threshold; c < SG_HIST_BINS; c++) kept += d->hist[c];
-    const sg_kmer_opts_t ko = {.k = d->o.k, .n_threads = d->o.n_threads, .expect = kept};
+    const sg_kmer_opts_t ko = {.k = d->o.k, .n_threads = d->o.n_threads, .min_keep = d->threshold};
     char err[256];
     int r = sg_kmer_table_cpu(&ko, &d->table, err, sizeof err);
     if (r < 0) {
@@ -100,9 +96,10 @@ static int dbg_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
                 b->inputs = d->set.inputs;
                 b->n_inputs = d->set.n_inputs;
             }
-            if (d->set.n_files) r = load_kept(d);
+            if (d->o.n_counts) r = load_kept(d);
         }
-        if (r == 0) r = d->table->filter(d->table, d->threshold);
+        if (r == 0 && (r = d->table->filter(d->table, d->threshold)) < 0 && r != SG_ERR_DEVICE && d->table->err[0])
+            sg_error("%s", d->table->err);
         if (r == 0) d->kept = d->table->distinct(d->table);
         b->sec[1] = sg_realtime() - t0;
     }
@@ -115,7 +112,7 @@ static int dbg_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
                 (unsigned long long)d->kept);
         t0 = sg_realtime();
         sg_progress_stage("unitigs", 0);
-        r = t->unitigs(t, g);
+        if ((r = t->unitigs(t, g)) < 0 && r != SG_ERR_DEVICE && t->err[0]) sg_error("%s", t->err);
         b->sec[2] = sg_realtime() - t0;
     }
     if (r == SG_ERR_DEVICE && t) snprintf(b->err, sizeof b->err, "%s", t->err);
@@ -140,9 +137,8 @@ static void dbg_stats(const sg_graph_builder_t *b, FILE *fp)
                 "  \"coverage_peak\": %d,\n  \"error_trough\": %d,\n  \"threshold\": %u,\n  \"kept_kmers\": %llu,\n",
             d->o.k, (unsigned long long)d->total, (unsigned long long)d->distinct, d->cov.coverage, d->cov.peak,
             d->cov.trough, d->threshold, (unsigned long long)d->kept);
-    if (d->set.n_files) /* counted in parts (--max-memory), or given as counts files */
-        fprintf(fp, "  \"count_parts\": %d,\n  \"count_passes\": %d,\n  \"counts_bytes\": %llu,\n", d->set.n_files,
-                d->set.passes, (unsigned long long)d->set.stored_bytes);
+    if (d->set.n_files) /* given as counts files */
+        fprintf(fp, "  \"count_parts\": %d,\n", d->set.n_files);
     int last = SG_HIST_BINS - 1;
     while (last > 1 && !d->hist[last]) last--;
     fputs("  \"histogram\": [", fp); /* histogram[c]: distinct k-mers seen c times; the last bin holds the rest */

@@ -4,6 +4,7 @@
 #include "dna.h"
 #include "log.h"
 #include "pipeline.h"
+#include "progress.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -20,6 +21,30 @@ size_t sg_sketch(const uint8_t *codes, uint32_t len, int k, int w, int hpc, sg_m
         sg_sketch_into(codes, len, k, w, hpc, *a, *m);
     }
     return n;
+}
+
+/* CLR: minimap2's -x ava-pb sketch. ONT: homopolymer-compressed 17-mers in
+ * windows of 8 (minimap2's ava-ont takes uncompressed 15-mers; on pbsim's
+ * reads of 88 to 95% those joined unique reads to arrays and missed 15% of
+ * the implied overlaps, where these found CLR's arrays and overlaps in
+ * two thirds of its time: bench/overlap_presets.sh). HiFi: errors are few,
+ * homopolymers need no compression, and windows of 10 halve the index and
+ * the hits. The identities are the own estimate's (minimizers shared in a
+ * chain's span, as minimap2's dv); pbsim's CCS reads (98%) find 97% of
+ * their implied overlaps at 0.95, all at 0.9. Short reads take the de
+ * Bruijn graph. */
+static const sg_read_preset_t presets[] = {
+    {"hifi", "overlap", 19, 10, 0, 0.9, 2000},
+    {"ont", "overlap", 17, 8, 1, 0.8, 2000},
+    {"clr", "overlap", SG_OVL_K, SG_OVL_W, 1, 0.8, 2000},
+    {"sr", "dbg", 0, 0, 0, 0, 0},
+};
+
+const sg_read_preset_t *sg_read_preset(const char *name)
+{
+    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
+        if (!strcmp(presets[i].name, name)) return &presets[i];
+    return NULL;
 }
 
 void sg_ovl_opts_default(sg_ovl_opts_t *o, int n_threads, uint32_t min_overlap)
@@ -170,6 +195,16 @@ static void make_blocks(ctx_t *cx)
     }
 }
 
+/* The stored bases of block bi's reads (of the host's repeat reads only,
+ * with host), for the progress line. */
+static uint64_t block_bases(const ctx_t *cx, size_t bi, const uint8_t *host)
+{
+    uint64_t n = 0;
+    for (uint32_t i = cx->block[bi]; i < cx->block[bi + 1]; i++)
+        if (sg_readset_stored(cx->rs, i) && (!host || host[i])) n += sg_readset_len(cx->rs, i);
+    return n;
+}
+
 /* A thread's buffers for sketching reads one after another. */
 typedef struct {
     uint8_t *codes;
@@ -235,6 +270,7 @@ static int collect_block(void *vctx, size_t bi, void **out)
     free(b.codes);
     free(b.mini);
     __atomic_fetch_add(&cx->st->minimizers, n_all, __ATOMIC_RELAXED);
+    sg_progress_add(block_bases(cx, bi, NULL));
     *out = br;
     return 0;
 }
@@ -1011,6 +1047,7 @@ static int rep_block(void *vctx, size_t bi, void **out)
     }
     __atomic_fetch_add(&cx->st->hits, qb.hits, __ATOMIC_RELAXED);
     __atomic_fetch_add(&cx->st->repeat_reads, qb.rep_reads, __ATOMIC_RELAXED);
+    sg_progress_add(block_bases(cx, bi, cx->host));
     free_qbuf(&qb);
     *out = b;
     return 0;
@@ -1176,6 +1213,7 @@ static int query_block(void *vctx, size_t bi, void **out)
     }
     __atomic_fetch_add(&cx->st->hits, qb.hits, __ATOMIC_RELAXED);
     __atomic_fetch_add(&cx->st->repeat_reads, qb.rep_reads, __ATOMIC_RELAXED);
+    sg_progress_add(block_bases(cx, bi, NULL));
     block_ovl_t *b = sg_malloc(sizeof *b);
     b->ov = qb.ov;
     b->n = qb.n_ov;
@@ -1231,6 +1269,11 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     cx->sink_arg = arg;
     int nt = o->n_threads > 0 ? o->n_threads : 1, r;
     double t0 = sg_realtime();
+    uint64_t n_stored, bases, n_short, short_bases;
+    sg_readset_totals(rs, &n_stored, &bases, &n_short, &short_bases);
+    /* the device's sketch and sort say nothing until they are done */
+    sg_progress_stage_bases(o->index ? "indexing the minimizers on the device" : "indexing the minimizers",
+                            o->index ? 0 : bases);
     make_blocks(cx);
     dev_chain_t dc = {0};
     int on_device = 0; /* the device chains: its plan is made */
@@ -1270,6 +1313,10 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     t0 = sg_realtime();
     if (on_device) { /* the thread always ends here, before anything is freed */
         char why[512] = "";
+        uint64_t host_bases = 0;
+        for (uint32_t i = 0; i < sg_readset_n(rs); i++)
+            if (cx->host[i] && sg_readset_stored(rs, i)) host_bases += sg_readset_len(rs, i);
+        sg_progress_stage_bases("the repeat reads' hits, beside the device's chaining", host_bases);
         make_blocks(cx); /* the repeat reads weigh more */
         int rd = r == 0 && o->index->chain_hits ? repeat_reads(cx, &dc, nt, why, sizeof why)
                                                 : dev_chain_join(cx, &dc, why, sizeof why);
@@ -1277,6 +1324,7 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
     }
     pfor_t query = {.n = cx->n_block, .work = query_block, .collect = emit_block, .free_out = free_block_ovl, .ctx = cx};
     double t1 = sg_realtime();
+    sg_progress_stage_bases(cx->dev_first ? "overlaps from the device's chains" : "overlapping", bases);
     if (r == 0) r = parallel_for(&query, nt);
     st->emit_s = sg_realtime() - t1;
     st->overlap_s = sg_realtime() - t0;

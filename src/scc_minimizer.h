@@ -47,6 +47,19 @@ size_t sg_sketch(const uint8_t *codes, uint32_t len, int k, int w, int hpc, sg_m
 #define SG_OVL_K 19
 #define SG_OVL_W 5
 
+/* A read preset (scc -x), as minimap2's: the graph, and for the overlap
+ * graph the sketch and the thresholds that suit the reads' errors. */
+typedef struct {
+    const char *name;  /* "hifi", "ont", "clr", "sr" */
+    const char *graph; /* "overlap" or "dbg" */
+    int k, w, hpc;     /* overlap: the sketch */
+    double min_identity;
+    uint32_t min_overlap;
+} sg_read_preset_t;
+
+/** The preset of that name, or NULL. */
+const sg_read_preset_t *sg_read_preset(const char *name);
+
 /* The index is split by a hash's top SG_OVL_PART_BITS bits into partitions. */
 #define SG_OVL_PART_BITS 8
 #define SG_OVL_PARTS (1 << SG_OVL_PART_BITS)

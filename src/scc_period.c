@@ -5,19 +5,29 @@
 #include "scc_repeats.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* a peak of the spectrum below this share of the highest is noise */
+/* a peak of the spectrum below this share of the highest is noise; the
+ * peaks with the most pairs at their multiples tried as periods */
 #define MIN_PEAK_SHARE 0.05
-/* a period explains at least this share of the repeated k-mer pairs of a
- * tandem array, and no other peak (not a multiple or divisor) reaches this
- * share of its folded count */
+#define PERIOD_CANDIDATES 8
+#define CANDIDATE_FOLD 0.1
+#define DIVISOR_SHARE 0.5
+/* the bases of reads whose stretches decide between candidates */
+#define SHARE_BASES (1u << 18)
+/* a period at all: its stretches (below) cover this share of the reads,
+ * and the reads hold this many repeated k-mer pairs */
+#define MIN_PERIODIC_SHARE 0.2
+#define MIN_PERIOD_PAIRS 32
+/* a tandem array: its stretches cover half the reads or more, the period
+ * explains at least this share of the repeated k-mer pairs, no other peak
+ * (not a multiple or divisor) reaches RIVAL_SHARE of its folded count, and
+ * there are this many pairs per base of its reads */
+#define TANDEM_SHARE 0.5
 #define TANDEM_SUPPORT 0.5
 #define RIVAL_SHARE 0.3
-/* and it has at least this many repeated k-mer pairs per base of its reads:
- * unique sequence has a few chance repeats at any distance, which a short
- * period's tolerance of 2% explains once they lie far enough apart */
 #define TANDEM_PAIRS_PER_BASE 0.001
 /* copies: within 15% of the period; at most this many, a few from each read */
 #define MAX_COPIES 48
@@ -58,8 +68,10 @@ static uint32_t last_swap(last_t *t, uint32_t x, uint32_t pos)
     return prev;
 }
 
-/* Calls f(arg, x, d) for every k-mer x of s at distance d <= SG_PERIOD_MAX after its previous place. */
-static void repeated_kmers(const char *s, uint32_t len, last_t *t, void (*f)(void *, uint32_t, uint32_t), void *arg)
+/* Calls f(arg, x, i, d) for every k-mer x of s, ending at i, at distance d
+ * <= SG_PERIOD_MAX after its previous place. */
+static void repeated_kmers(const char *s, uint32_t len, last_t *t, void (*f)(void *, uint32_t, uint32_t, uint32_t),
+                           void *arg)
 {
     last_reset(t, len);
     uint32_t x = 0;
@@ -73,13 +85,13 @@ static void repeated_kmers(const char *s, uint32_t len, last_t *t, void (*f)(voi
         x = ((x << 2) | (uint32_t)c) & KMASK;
         if (++run < SG_PERIOD_K) continue;
         uint32_t prev = last_swap(t, x, i);
-        if (prev != UINT32_MAX && i - prev <= SG_PERIOD_MAX) f(arg, x, i - prev);
+        if (prev != UINT32_MAX && i - prev <= SG_PERIOD_MAX) f(arg, x, i, i - prev);
     }
 }
 
-static void count_distance(void *arg, uint32_t x, uint32_t d)
+static void count_distance(void *arg, uint32_t x, uint32_t i, uint32_t d)
 {
-    (void)x;
+    (void)x, (void)i;
     ((uint64_t *)arg)[d]++;
 }
 
@@ -90,8 +102,9 @@ typedef struct {
 
 static inline uint32_t kmer_rc(uint32_t x) { return (uint32_t)sg_kmer64_rc(x, SG_PERIOD_K); }
 
-static void vote_anchor(void *arg, uint32_t x, uint32_t d)
+static void vote_anchor(void *arg, uint32_t x, uint32_t i, uint32_t d)
 {
+    (void)i;
     anchor_votes_t *v = arg;
     uint32_t p = v->period;
     if (d + tol(p) < p || d > p + tol(p)) return;
@@ -121,50 +134,143 @@ static int multiple(uint32_t a, uint32_t b)
     return m >= 1 && (uint64_t)off * 100 <= 6ull * b + 200;
 }
 
-/* The period of the spectrum hist[1 .. SG_PERIOD_MAX], its support, whether
- * a rival period competes, and the pairs counted in all. */
-static uint32_t spectrum_period(const uint64_t *hist, double *support, int *rival, uint64_t *pairs)
+/* Where a distance x counts as a multiple of period p: within a share of
+ * x, or of the drift of a read's insertions and deletions between two
+ * copies (a random walk: sqrt(x / 8) is its standard deviation at 12.5% of
+ * them), and under a quarter period (so that the windows of p's multiples
+ * never overlap, and a short period is not credited with every distance).
+ * The spectrum counts within 2% or a deviation: its peaks are the reads'
+ * own distances. A read's stretches are looked for within 6% or two
+ * deviations: a read's net insertions stretch its distances (by 4.5% in
+ * pbsim's CLR reads of 85%) and spread them, and the period they are
+ * looked for at may be the consensus's, in the genome's bases. */
+typedef struct {
+    uint32_t pct;  /* of the distance */
+    double spread; /* deviations of the drift */
+} tol_t;
+static const tol_t SPECTRUM_TOL = {2, 1}, STRETCH_TOL = {6, 2};
+
+static inline uint32_t tol_of(uint32_t x, uint32_t p, tol_t tl)
 {
-    uint64_t *pre = sg_calloc(SG_PERIOD_MAX + 1, sizeof *pre);
+    uint32_t t = x * tl.pct / 100, w = (uint32_t)(tl.spread * sqrt(x / 8.0));
+    if (t < w) t = w;
+    if (t < 1) t = 1;
+    return t < p / 4 ? t : p / 4;
+}
+
+/* The multiple of p nearest x, or 0 when x is not within tol_of(x, p, tl) of one. */
+static inline uint32_t multiple_of(uint32_t x, uint32_t p, tol_t tl)
+{
+    uint32_t m = (x + p / 2) / p, off = x > m * p ? x - m * p : m * p - x;
+    return m >= 1 && off <= tol_of(x, p, tl) ? m : 0;
+}
+
+typedef struct {
+    uint32_t d;
+    uint64_t fold; /* the pairs at d's multiples */
+} cand_t;
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const cand_t *x = a, *y = b;
+    if (x->fold != y->fold) return x->fold < y->fold ? 1 : -1;
+    return (x->d > y->d) - (x->d < y->d);
+}
+
+/* The peaks of the spectrum hist[1 .. SG_PERIOD_MAX], each with the counts
+ * at its multiples folded in, most first, into *out. @return how many */
+static uint32_t spectrum_peaks(const uint64_t *hist, cand_t **out)
+{
+    uint64_t *pre = sg_calloc(SG_PERIOD_MAX + 1, sizeof *pre), hmax = 0;
     for (uint32_t d = 1; d <= SG_PERIOD_MAX; d++) pre[d] = pre[d - 1] + hist[d];
-    uint64_t total = pre[SG_PERIOD_MAX], hmax = 0;
-    *pairs = total;
-    *support = 0;
-    *rival = 0;
     for (uint32_t d = 1; d <= SG_PERIOD_MAX; d++)
         if (window(pre, d) > hmax) hmax = window(pre, d);
-    /* the peaks, each with the counts at its multiples folded in */
-    uint32_t *cand = NULL, n_cand = 0, m_cand = 0, best = 0;
-    uint64_t *fold = NULL, fbest = 0;
+    cand_t *c = NULL;
+    uint32_t n = 0, m = 0;
     for (uint32_t d = 1; d <= SG_PERIOD_MAX / 2; d++) {
         uint64_t h = window(pre, d), left = d > 1 ? window(pre, d - 1) : 0;
-        if (h < MIN_PEAK_SHARE * hmax || h <= left || h < window(pre, d + 1)) continue;
+        if (!h || h < MIN_PEAK_SHARE * hmax || h <= left || h < window(pre, d + 1)) continue;
         uint64_t f = 0;
-        for (uint32_t m = d; m <= SG_PERIOD_MAX; m += d) f += window(pre, m);
-        if (n_cand == m_cand) {
-            m_cand = m_cand ? 2 * m_cand : 64;
-            cand = sg_realloc(cand, m_cand * sizeof *cand);
-            fold = sg_realloc(fold, m_cand * sizeof *fold);
+        for (uint32_t x = d; x <= SG_PERIOD_MAX; x += d) {
+            uint32_t t = tol_of(x, d, SPECTRUM_TOL), hi = x + t > SG_PERIOD_MAX ? SG_PERIOD_MAX : x + t;
+            f += pre[hi] - pre[x - t - 1];
         }
-        cand[n_cand] = d;
-        fold[n_cand++] = f;
-        if (f > fbest) best = d, fbest = f;
-    }
-    for (uint32_t i = 0; i < n_cand; i++)
-        if (fold[i] >= RIVAL_SHARE * fbest && !multiple(cand[i] < best ? cand[i] : best, cand[i] < best ? best : cand[i]))
-            *rival = 1;
-    free(cand);
-    free(fold);
-    if (best && total) {
-        uint64_t explained = 0;
-        for (uint32_t x = 1; x <= SG_PERIOD_MAX; x++) {
-            uint32_t m = (x + best / 2) / best;
-            if (m >= 1 && (x > m * best ? x - m * best : m * best - x) <= tol(x)) explained += hist[x];
-        }
-        *support = (double)explained / total;
+        if (n == m) c = sg_realloc(c, (m = m ? 2 * m : 64) * sizeof *c);
+        c[n++] = (cand_t){d, f};
     }
     free(pre);
-    return best;
+    if (n) qsort(c, n, sizeof *c, cmp_cand);
+    *out = c;
+    return n;
+}
+
+/* ---- where reads repeat themselves one period on ---- */
+
+/* A stretch: k-mers whose previous places lie one, two or three periods
+ * back (within STRETCH_TOL), none further than max(a period, 50) bases from the
+ * next, over two periods or more, STRETCH_MIN_PAIRS of them or more and
+ * one per STRETCH_BASES_PER_PAIR bases. A read inside an array is one such
+ * stretch end to end, at any accuracy the overlapper takes (a read of 85%
+ * has a pair every 70 bases of a 2 kb period's array, of 5% diverged
+ * copies); unique sequence has none at its chance repeats, nor at the
+ * copies of an interspersed family that fall a few periods apart, and a
+ * homopolymer of 18 bases is 18 bases of period 1. */
+#define STRETCH_MULTIPLES 3
+#define STRETCH_MIN_PAIRS 4
+#define STRETCH_BASES_PER_PAIR 500
+
+typedef struct {
+    uint32_t p;
+    uint8_t *at; /* per base of the read: a k-mer of a pair starts there */
+    size_t m;
+} marks_t;
+
+static void mark_pair(void *arg, uint32_t x, uint32_t i, uint32_t d)
+{
+    (void)x;
+    marks_t *mk = arg;
+    uint32_t m = multiple_of(d, mk->p, STRETCH_TOL);
+    if (!m || m > STRETCH_MULTIPLES) return;
+    mk->at[i + 1 - SG_PERIOD_K - d] = mk->at[i + 1 - SG_PERIOD_K] = 1;
+}
+
+/* The stretches of s (len bases) periodic at p, into *e. */
+static void stretches(const char *s, uint32_t len, uint32_t p, last_t *t, marks_t *mk, sg_period_extent_t *e)
+{
+    memset(e, 0, sizeof *e);
+    if (len > mk->m) mk->at = sg_realloc(mk->at, mk->m = len);
+    memset(mk->at, 0, len);
+    mk->p = p;
+    repeated_kmers(s, len, t, mark_pair, mk);
+    const uint32_t gap = p > 50 ? p : 50;
+    for (uint32_t i = 0, j; i < len; i = j) {
+        if (!mk->at[i]) {
+            j = i + 1;
+            continue;
+        }
+        /* marks (k-mer starts), each within gap bases of the previous k-mer's end */
+        uint32_t end = i + SG_PERIOD_K, marks = 1;
+        for (j = i + 1; j < len && j <= end + gap; j++)
+            if (mk->at[j]) marks++, end = j + SG_PERIOD_K;
+        uint64_t span = end - i;
+        if (marks < 2 * STRETCH_MIN_PAIRS || marks * (STRETCH_BASES_PER_PAIR / 2) < span || span < 2 * (uint64_t)p + SG_PERIOD_K)
+            continue;
+        if (!e->bases) e->start = i;
+        e->end = end;
+        e->bases += span;
+        if (span > e->longest) e->longest = (uint32_t)span;
+    }
+}
+
+void sg_period_extent(const char *s, uint32_t len, uint32_t period, sg_period_extent_t *out)
+{
+    last_t t = {0};
+    marks_t mk = {0};
+    if (period) stretches(s, len, period, &t, &mk, out);
+    else memset(out, 0, sizeof *out);
+    free(t.key);
+    free(t.pos);
+    free(mk.at);
 }
 
 static void revcomp(const char *s, uint32_t n, char *out)
@@ -319,12 +425,53 @@ void sg_period_find(const char *const *seqs, const uint32_t *lens, uint32_t n, s
     uint32_t n_used = 0;
     for (; n_used < n && used < SG_PERIOD_BASES; used += lens[n_used], n_used++)
         repeated_kmers(seqs[n_used], lens[n_used], &lt, count_distance, hist);
-    int rival;
-    uint64_t pairs;
-    uint32_t p = spectrum_period(hist, &out->support, &rival, &pairs);
+    uint64_t pairs = 0;
+    for (uint32_t d = 1; d <= SG_PERIOD_MAX; d++) pairs += hist[d];
+    /* the period: of the peaks with the most pairs at their multiples, the
+     * one whose stretches cover the most of the reads (a divisor, 1 above
+     * all, has every multiple of the true period among its own; a
+     * homopolymer's period 1 covers a few bases) */
+    cand_t *cand;
+    uint32_t n_cand = spectrum_peaks(hist, &cand), p = 0, best = UINT32_MAX;
+    uint64_t fold = 0;
+    double share[PERIOD_CANDIDATES];
+    marks_t mk = {0};
+    for (uint32_t c = 0; c < n_cand && c < PERIOD_CANDIDATES; c++) {
+        uint64_t cover = 0, seen = 0;
+        share[c] = 0;
+        if (cand[c].fold < CANDIDATE_FOLD * cand[0].fold) continue;
+        for (uint32_t i = 0; i < n_used && seen < SHARE_BASES; seen += lens[i], i++) {
+            sg_period_extent_t e;
+            stretches(seqs[i], lens[i], cand[c].d, &lt, &mk, &e);
+            cover += e.bases;
+        }
+        share[c] = seen ? (double)cover / seen : 0;
+        if (share[c] > out->share) out->share = share[c], best = c;
+    }
+    /* a divisor whose stretches cover half as much is the period, its
+     * multiple a stretch of the reads' drift (its windows are wider) */
+    for (uint32_t c = 0; best != UINT32_MAX && c < n_cand && c < PERIOD_CANDIDATES; c++)
+        if (cand[c].d < cand[best].d && share[c] >= DIVISOR_SHARE * share[best] && multiple(cand[c].d, cand[best].d))
+            best = c, out->share = share[c];
+    if (best != UINT32_MAX) p = cand[best].d, fold = cand[best].fold;
+    free(mk.at);
+    int rival = 0;
+    for (uint32_t c = 0; p && c < n_cand; c++)
+        if (cand[c].fold >= RIVAL_SHARE * fold && cand[c].d != p &&
+            !multiple(cand[c].d < p ? cand[c].d : p, cand[c].d < p ? p : cand[c].d))
+            rival = 1;
+    free(cand);
+    if (out->share < MIN_PERIODIC_SHARE || pairs < MIN_PERIOD_PAIRS) p = 0; /* no period: not an array */
+    if (p) {
+        uint64_t explained = 0;
+        for (uint32_t x = 1; x <= SG_PERIOD_MAX; x++)
+            if (multiple_of(x, p, SPECTRUM_TOL)) explained += hist[x];
+        out->support = (double)explained / pairs;
+    }
     free(hist);
     out->period = p;
-    out->tandem = p && out->support >= TANDEM_SUPPORT && !rival && pairs >= TANDEM_PAIRS_PER_BASE * used;
+    out->tandem = p && out->share >= TANDEM_SHARE && out->support >= TANDEM_SUPPORT && !rival &&
+                  pairs >= TANDEM_PAIRS_PER_BASE * used;
     out->unit = NULL;
     if (p) {
         /* the anchor: the k-mer (either strand) seen most often one period after itself */

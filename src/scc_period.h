@@ -2,10 +2,17 @@
  * -g overlap), with their errors:
  *
  *  - the distance spectrum: every k-mer of a read against its previous
- *    occurrence in the same read, the distances counted; the period is the
- *    distance whose multiples hold the most pairs (the most frequent
- *    distance, its multiples folded into it), each counted within 2% (the
- *    reads' insertions and deletions spread a long period's distances);
+ *    occurrence in the same read, the distances counted, each within 2%
+ *    (the reads' insertions and deletions spread a long period's
+ *    distances) and a quarter period; its peaks, with the pairs at their
+ *    multiples folded in, are the candidate periods;
+ *  - the periodicity test: the stretches of each read where k-mers recur
+ *    one, two or three candidate periods on; the period is the candidate
+ *    whose stretches cover the most of the reads, and there is none when
+ *    they cover under a fifth (a divisor of the period, 1 above all,
+ *    explains every distance the period does: the spectrum alone cannot
+ *    tell an array from the homopolymers and microsatellites of unique
+ *    sequence);
  *  - the unit: the copies of one period between successive occurrences of
  *    the k-mer seen most often one period apart, aligned to the copy of
  *    median length and voted on, column by column and gap by gap, until
@@ -25,17 +32,31 @@
 
 typedef struct {
     uint32_t period;  /* bases: the consensus unit's length, or the spectrum's distance when there is no consensus; 0: none */
-    int tandem;       /* one period explains most repeated k-mers, and no other period competes */
+    int tandem;       /* the period's stretches cover half the reads, it explains most repeated k-mers, and no other period competes */
     char *unit;       /* the consensus of one period, its least rotation on either strand ("" without one) */
     double support;   /* the share of the repeated k-mer pairs at the period's multiples */
+    double share;     /* the share of the reads' bases in stretches periodic at the spectrum's period */
     uint32_t copies;  /* copies the consensus was voted from */
 } sg_period_t;
+
+/* Where one read repeats itself at a period. */
+typedef struct {
+    uint64_t bases;      /* in its periodic stretches */
+    uint32_t start, end; /* the first stretch's start and the last one's end (0 and 0: none) */
+    uint32_t longest;    /* the longest stretch */
+} sg_period_extent_t;
 
 /**
  * The period of reads seqs[0..n) (letters, either case, any strand), lens
  * their lengths. Only the first SG_PERIOD_BASES or so are looked at.
  */
 void sg_period_find(const char *const *seqs, const uint32_t *lens, uint32_t n, sg_period_t *out);
+
+/**
+ * The stretches of read s (len letters, either case) periodic at period
+ * (sg_period_find's test), into *out: all zero for period 0 or none.
+ */
+void sg_period_extent(const char *s, uint32_t len, uint32_t period, sg_period_extent_t *out);
 
 void sg_period_free(sg_period_t *p);
 

@@ -331,12 +331,24 @@ uint32_t sg_repeats_by_copies(const sg_repeats_t *r, uint32_t max, uint32_t *idx
 
 void sg_repeats_write_tsv(FILE *fp, const sg_repeats_t *r)
 {
-    fputs("id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit\n", fp);
+    fputs("id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit", fp);
+    fputs(r->loci ? "\tlength\tlength_min\tlength_max\tspanning_reads\n" : "\n", fp);
     for (uint32_t i = 0; i < r->n; i++) {
         const sg_repeat_t *x = &r->r[i];
-        fprintf(fp, "repeat%u\t%s\t%u\t%llu\t%llu\t%.2f\t%.2f\t%s\n", i + 1, x->tandem ? "tandem" : "complex",
-                x->n_nodes, (unsigned long long)x->kmers, (unsigned long long)x->period, x->mean_count, x->copies,
-                x->unit[0] ? x->unit : "*");
+        fprintf(fp, "repeat%u\t%s\t%u\t%llu\t%llu\t%.2f\t", i + 1, x->tandem ? "tandem" : "complex", x->n_nodes,
+                (unsigned long long)x->kmers, (unsigned long long)x->period, x->mean_count);
+        if (r->loci && !x->period) fputc('*', fp); /* reads of no period: copies of nothing */
+        else fprintf(fp, "%.2f", x->copies);
+        fprintf(fp, "\t%s", x->unit[0] ? x->unit : "*");
+        if (r->loci) { /* unknown: * */
+            fprintf(fp, "\t%.0f", x->length);
+            if (x->length_min > 0) fprintf(fp, "\t%.0f", x->length_min);
+            else fputs("\t*", fp);
+            if (x->length_max > 0) fprintf(fp, "\t%.0f", x->length_max);
+            else fputs("\t*", fp);
+            fprintf(fp, "\t%u", x->spanning);
+        }
+        fputc('\n', fp);
     }
 }
 

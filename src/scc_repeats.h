@@ -16,7 +16,10 @@ typedef struct {
     uint64_t period;    /* shortest cycle through the highest-count unitig, in bases */
     double mean_count;  /* mean k-mer count (overlap graphs: the read coverage) */
     double copies;      /* mean count / coverage (overlap graphs: length / period) */
-    double length;      /* overlap graphs: the array's length estimate, its reads' bases / the coverage */
+    double length;      /* overlap graphs: the array's length estimate (from the reads that span it, or its bases / the coverage) */
+    double length_min, length_max; /* overlap graphs: the least and the most over the reads that span it (none: the
+                                    * longest stretch of it in one read, and 0: unknown) */
+    uint32_t spanning;  /* overlap graphs: the reads that span the array */
     char *unit;         /* that cycle's sequence, as its least rotation on either strand */
     uint32_t *nodes;    /* the members, ascending */
 } sg_repeat_t;
@@ -25,6 +28,7 @@ typedef struct {
     sg_repeat_t *r;     /* ordered by k-mers x mean count, largest first; reported ids are index + 1 */
     uint32_t n;
     uint32_t *node_repeat; /* per node: its repeat's id, 0 for none */
+    int loci;              /* overlap graphs: the arrays' lengths (length, length_min, length_max, spanning_reads) are columns too */
 } sg_repeats_t;
 
 /**

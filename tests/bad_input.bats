@@ -205,7 +205,8 @@ stat_of() {
     run seqgpu scc -q -p "$T/o" --stats "$T/s.json" "$T/g.gfa"
     assert_success
     [ "$(wc -l < "$T/o.repeats.tsv")" -eq 3 ] || fail "$(cat "$T/o.repeats.tsv")"
-    ! grep -qiE 'nan|inf' "$T/o.repeats.tsv" "$T/o.gfa" "$T/o.repeats.svg" "$T/s.json" || fail "a number that is not finite"
+    # as words: --stats has "inflate_threads"
+    ! grep -qiwE 'nan|inf|infinity' "$T/o.repeats.tsv" "$T/o.gfa" "$T/o.repeats.svg" "$T/s.json" || fail "a number that is not finite"
     python3 -c "import json; json.load(open('$T/s.json'))"
 }
 
@@ -313,8 +314,9 @@ PY
             done
         done
     done
-    # mismatches and a PAM, every format, and the tallies of --stats and --summary
-    printf 'eco\tGAATTC\nlong\tACGTTGCAGG\nsau\tCCWGG\nw\tWWWW\n' > "$T/m.tsv"
+    # mismatches and a PAM, every format, and the tallies of --stats and --summary (guides next to a PAM are of
+    # one length)
+    printf 'eco\tGAATTC\nacg\tACGTTG\nsau\tCCWGGN\nw\tWWWWWW\n' > "$T/m.tsv"
     for f in bed tsv count casoffinder; do
         seqgpu find -q -F $f -M 2 --pam NGG -f "$T/m.tsv" --stats "$T/want.json" --summary "$T/g.fa" > "$T/want" 2> "$T/want.sum"
         SEQGPU_FIND_HITS=1 SEQGPU_FIND_TEXT=1 "$SEQGPU" find -q -t 2 -F $f -M 2 --pam NGG -f "$T/m.tsv" \
@@ -917,6 +919,34 @@ print('ok')" "$T/s.json" "$(printf '%s/l\xe9\xffa.fa' "$T")"
     assert_output --partial "invalid character byte 0x20"
 }
 
+@test "messages: CR-only line ends (old Mac) are refused naming the file, never read as empty records" {
+    printf '>a\rACGTGAATTCAA\rGAATTC\r' > "$T/cr.fa"
+    printf '>a desc\rACGT\r>b\rGAATTC\r' > "$T/cr2.fa"
+    printf '@r1\rACGTGAATTC\r+\rIIIIIIIIII\r' > "$T/cr.fq"
+    printf '>a\nACGT\rGAATTC\r\n' > "$T/mixed.fa"
+    gzip -c "$T/cr.fa" > "$T/cr.fa.gz"
+    for f in cr.fa cr2.fa cr.fq cr.fa.gz mixed.fa; do
+        for cmd in "find -q -m GAATTC" "scc -q -k 11 -c 1 -p $T/o"; do
+            run seqgpu $cmd "$T/$f"
+            assert_failure 1
+            assert_output --partial "'$T/$f': record 1"
+            assert_output --partial "CR-only"
+            [ ! -e "$T/o.repeats.tsv" ] || fail "scc left an output for $f"
+        done
+    done
+    # through a pipe and in any block size, the same
+    for c in 1 5 4096; do
+        run bash -c "'$SEQGPU' find -q --chunk-size $c -m GAATTC - < '$T/cr.fa'"
+        assert_failure 1
+        assert_output --partial "CR-only"
+    done
+    # CRLF is fine, and so is a CR at the end of a header with trailing blanks
+    printf '>a desc\r\nACGTGAATTC\r\n>b \r \r\nGAATTC\r\n' > "$T/crlf.fa"
+    run seqgpu find -q -F count -m GAATTC "$T/crlf.fa"
+    assert_success
+    assert_output "$(printf 'seqID\tpatternName\thits\na\tGAATTC\t1\nb\tGAATTC\t1')"
+}
+
 @test "messages: a GFA graph given to find is named as one" {
     printf 'H\tVN:Z:1.0\nS\ta\tACGT\n' > "$T/g.gfa"
     run seqgpu find -m ACGT "$T/g.gfa"
@@ -959,7 +989,7 @@ for name in ('a', 'b'):
     echo "not a genome" > "$T/gen/notes.txt"
     run seqgpu find -q --cas-offinder "$T/co.txt" -o "$T/got.bed"
     assert_success
-    assert_output "seqgpu find: warning: '$T/gen/notes.txt' is not FASTA: skipped"
+    assert_output "seqgpu find: warning: '$T/gen/notes.txt' is not FASTA or .2bit: skipped"
 }
 
 # ---- 6. empty input --------------------------------------------------------

@@ -87,3 +87,81 @@ load test_helper
         assert_failure 3
     fi
 }
+
+@test "--version and -V: one line from seqgpu and from every command, exit 0" {
+    want=$(seqgpu --version)
+    [[ $want =~ ^seqgpu\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "seqgpu --version: $want"
+    for args in "-V" "find --version" "find -V" "scc --version" "scc -V" "find -m ACGT --version"; do
+        run seqgpu $args
+        assert_success
+        assert_output "$want"
+    done
+}
+
+@test "the exit codes are worded once: seqgpu -h, find -h, scc -h, the man pages and the README say the same" {
+    want='Exit status: 0 success, 1 usage or input error, 2 output or internal error, 3 a GPU backend that was asked for failed.'
+    for cmd in "" find scc; do
+        run seqgpu $cmd -h
+        assert_success
+        assert_line "$want"
+    done
+    grep -qxF "$want" "$ROOT/README.md" || fail "README.md words the exit codes otherwise"
+    for m in seqgpu seqgpu-find seqgpu-scc; do
+        # the sentence after .SH EXIT STATUS, as man prints it
+        got=$(sed -n '/^\.SH EXIT STATUS/{n;p;}' "$ROOT/man/$m.1")
+        assert_equal "Exit status: $got" "$want"
+    done
+}
+
+@test "threads: the CPUs the process may use by default (affinity, and a cgroup's CPU quota)" {
+    need taskset
+    taskset -c 0 "$SEQGPU" find -q -m GAATTC --stats "$T/one.json" -o /dev/null "$LAMBDA"
+    grep -q '"threads": 1,' "$T/one.json" || fail "one CPU allowed: $(grep threads "$T/one.json")"
+    seqgpu find -q -m GAATTC --stats "$T/all.json" -o /dev/null "$LAMBDA"
+    # affinity alone, as nproc counts (no quota on a CI machine)
+    grep -q "\"threads\": $(nproc)," "$T/all.json" || fail "nproc $(nproc): $(grep threads "$T/all.json")"
+    # a real CPU quota of one CPU, where this machine lets the tests make a cgroup
+    # (as root, cgroup v1's cpu controller or v2's); the fake trees are in unit_cli
+    local cg quota
+    if [ -w /sys/fs/cgroup/cpu/cgroup.procs ] && [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+        cg=/sys/fs/cgroup/cpu/seqgpu-test-$$ quota=cpu.cfs_quota_us
+    elif [ -w /sys/fs/cgroup/cgroup.subtree_control ] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control; then
+        cg=/sys/fs/cgroup/seqgpu-test-$$ quota=cpu.max
+    else
+        skip "no cgroup this test may create (not root, or no cpu controller)"
+    fi
+    mkdir "$cg"
+    if [ $quota = cpu.max ]; then echo "100000 100000" > "$cg/cpu.max"; else echo 100000 > "$cg/$quota"; fi
+    sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" find -q -m GAATTC --stats "$3" -o /dev/null "$4"' \
+        sh "$cg" "$SEQGPU" "$T/quota.json" "$LAMBDA"
+    rmdir "$cg"
+    grep -q '"threads": 1,' "$T/quota.json" || fail "a quota of one CPU: $(grep threads "$T/quota.json")"
+}
+
+@test "find --write-index is --index, as samtools and bcftools spell it" {
+    need tabix
+    seqgpu find -q -m GAATTC -o "$T/a.bed.gz" --index "$LAMBDA"
+    seqgpu find -q -m GAATTC -o "$T/b.bed.gz" --write-index "$LAMBDA"
+    cmp "$T/a.bed.gz" "$T/b.bed.gz"
+    cmp "$T/a.bed.gz.tbi" "$T/b.bed.gz.tbi"
+}
+
+@test "find -F count --by-file: a row per input file and motif, the sums of its records' rows" {
+    reads=$ROOT/examples/lambda_reads.fq.gz
+    run seqgpu find -q -F count --by-file -m GAATTC -m GGTCTC "$LAMBDA" "$reads"
+    assert_success
+    assert_line --index 0 "$(printf 'file\tpatternName\thits')"
+    [ "${#lines[@]}" -eq 5 ] || fail "$output"
+    for f in "$LAMBDA" "$reads"; do
+        for m in GAATTC GGTCTC; do
+            want=$(seqgpu find -q -F count -m GAATTC -m GGTCTC "$f" | awk -F'\t' -v m=$m 'NR > 1 && $2 == m {s += $3} END {print s + 0}')
+            assert_line "$(printf '%s\t%s\t%s' "$f" $m "$want")"
+        done
+    done
+    # standard input is "-"; the same counts from every thread count and chunk size
+    run seqgpu find -q -F count --by-file -m GAATTC -t 1 --chunk-size 4k < "$reads"
+    assert_line --index 1 "$(printf -- '-\tGAATTC\t%s' "$(seqgpu find -q -m GAATTC "$reads" | wc -l)")"
+    run seqgpu find -q --by-file -m GAATTC "$LAMBDA"
+    assert_failure 1
+    assert_output --partial "--by-file goes with -F count"
+}

@@ -73,6 +73,50 @@ print('planted\t' + re.sub('[^ACGT]', 'N', seq[1000:1100].upper()))" >> "$T/m.ts
     cmp -s "$T/cpu" "$T/stdin"
 }
 
+@test "gpu: bulge sites against the brute force's and the cpu's, small chunks, and an overflowing hit buffer" {
+    OFF="python3 $ROOT/tests/ref_offtarget.py"
+    $OFF gen --seed 62 --records 8 --length 20000 --guides 40 --max-mm 3 --bulges 2 "$T/g.fa" "$T/guides"
+    printf '>short\n%s\n' "$(awk -F'\t' 'NR == 1 {print substr($2, 1, 7) substr($2, 9) "TGG"}' "$T/guides")" >> "$T/g.fa"
+    for args in "-M 3 --pam NGG --dna-bulge 1 --rna-bulge 1" "-M 2 --pam NRG --dna-bulge 2 --rna-bulge 2 -F casoffinder3 --all-alignments" \
+                "-M 3 --pam-5 TTTV --dna-bulge 2 --rna-bulge 1 -s - -F tsv" "-M 1 --dna-bulge 1 --rna-bulge 2" \
+                "-M 4 --pam NGG --dna-bulge 0 --rna-bulge 2 --skip-masked --score cfd,mit -F tsv"; do
+        $OFF find -f "$T/guides" $args "$T/g.fa" > "$T/want" || fail "reference failed: $args"
+        for c in 1000 64M; do
+            seqgpu find -q -b cuda --chunk-size $c -f "$T/guides" $args "$T/g.fa" > "$T/got" || fail "cuda failed: $args"
+            cmp -s "$T/want" "$T/got" || { diff "$T/want" "$T/got" | head -5; fail "cuda differs (chunks $c): $args"; }
+        done
+    done
+    # 32-base windows (29 + NGG): DNA-bulge sites of 33 and 34 bases, past a word of the separator plane
+    $OFF gen --seed 63 --records 6 --length 8000 --guides 12 --guide-len 29 --max-mm 2 --bulges 2 "$T/g29.fa" "$T/guides29"
+    args="-M 2 --pam NGG --dna-bulge 2 --rna-bulge 2 -F tsv --all-alignments"
+    $OFF find -f "$T/guides29" $args "$T/g29.fa" > "$T/want" || fail "reference failed: $args"
+    grep -q '	DNA	2	' "$T/want" || fail "no DNA bulge of 2 in 32-base windows"
+    for c in 1000 64M; do
+        seqgpu find -q -b cuda --chunk-size $c -f "$T/guides29" $args "$T/g29.fa" > "$T/got" || fail "cuda failed: $args"
+        cmp -s "$T/want" "$T/got" || { diff "$T/want" "$T/got" | head -5; fail "cuda differs (32-base windows, chunks $c)"; }
+    done
+    # sites across the seams of 1 Mb device windows inside one chunk (SEQGPU_CUDA_MEM_LIMIT), both PAM sides
+    python3 -c "
+import random; random.seed(13)
+print('>w'); print(''.join(random.choice('ACGT') for _ in range(2300000)))" > "$T/w.fa"
+    printf 'n\tNNNNNNNNNN\n' > "$T/n.tsv"
+    SEQGPU_CUDA_MEM_LIMIT=8M same_as_cpu cuda "$T/n.tsv" "$T/w.fa" --pam GGGA --dna-bulge 2 --rna-bulge 2 -F casoffinder3
+    SEQGPU_CUDA_MEM_LIMIT=8M same_as_cpu cuda "$T/n.tsv" "$T/w.fa" --pam-5 TCCC --dna-bulge 2 --rna-bulge 2
+    # 300 guides (a pattern list longer than a block), and an N guide: every GG a site, with each bulge
+    $REF motifs --seed 9 -n 300 --min-len 20 --max-len 20 > "$T/many.tsv"
+    same_as_cpu cuda "$T/many.tsv" "$T/g.fa" -M 3 --pam NGG --dna-bulge 1 --rna-bulge 1
+    printf 'n\tNNNNNNNNNN\n' > "$T/n.tsv"
+    same_as_cpu cuda "$T/n.tsv" "$T/g.fa" --pam GG --dna-bulge 2 --rna-bulge 2
+    python3 -c "
+import random; random.seed(12)
+print('>one'); print(''.join(random.choice('ACGT') for _ in range(400000)))" > "$T/big.fa"
+    same_as_cpu cuda "$T/n.tsv" "$T/big.fa" --pam G --dna-bulge 1
+    run seqgpu find -q -b cuda -f "$T/n.tsv" --pam G --dna-bulge 1 --stats "$T/s.json" -o /dev/null "$T/big.fa"
+    assert_success
+    run python3 -c "import json; print(json.load(open('$T/s.json'))['device']['rescans'] > 0)"
+    assert_output "True"
+}
+
 @test "gpu: a hit buffer that overflows is grown and the chunk scanned again" {
     python3 -c "
 import random; random.seed(11)

@@ -61,6 +61,25 @@ print('>one'); print(''.join(random.choice('ACGTacgtN') for _ in range(2000000))
     pieces_same_as_cpu opencl
 }
 
+@test "opencl: bulge sites against the cpu's, and a hit buffer that overflows with them" {
+    python3 "$ROOT/tests/ref_offtarget.py" gen --seed 61 --records 6 --length 15000 --guides 30 --max-mm 3 --bulges 2 \
+        "$T/g.fa" "$T/guides"
+    same_as_cpu opencl "$T/guides" "$T/g.fa" -M 3 --pam NGG --dna-bulge 1 --rna-bulge 1 --chunk-size 3000
+    same_as_cpu opencl "$T/guides" "$T/g.fa" -M 2 --pam-5 TTTV --dna-bulge 2 --rna-bulge 2 -F casoffinder3 --all-alignments
+    same_as_cpu opencl "$T/guides" "$T/g.fa" -M 1 --dna-bulge 1 --rna-bulge 2 -F tsv
+    # an N guide next to G: a site at every G of either strand, and one with a DNA bulge,
+    # more than the window's first hit buffer holds
+    python3 -c "
+import random; random.seed(12)
+print('>one'); print(''.join(random.choice('ACGT') for _ in range(400000)))" > "$T/big.fa"
+    printf 'n\tNNNNNNNNNN\n' > "$T/n.tsv"
+    same_as_cpu opencl "$T/n.tsv" "$T/big.fa" --pam G --dna-bulge 1
+    run seqgpu find -q -b opencl -f "$T/n.tsv" --pam G --dna-bulge 1 --stats "$T/s.json" -o /dev/null "$T/big.fa"
+    assert_success
+    run python3 -c "import json; print(json.load(open('$T/s.json'))['device']['rescans'] > 0)"
+    assert_output "True"
+}
+
 @test "opencl: platform and device selection errors are clear" {
     SEQGPU_OPENCL_PLATFORM=no-such-platform run seqgpu find -b opencl -m A "$LAMBDA"
     assert_failure 3

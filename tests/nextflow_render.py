@@ -9,24 +9,21 @@ for a test without Nextflow (which CI cannot install).
       NAME these files instead (a module without tests takes all from --in):
       what a workflow hands the process
   nextflow_render.py outputs MODULE_DIR WORKDIR [--stub] [--meta ...] [--in ...]
-      print "emit<TAB>file" for every declared output found in WORKDIR; exit 1
-      when a declared output (not optional) is missing
-  nextflow_render.py snapshot MODULE_DIR WORKDIR TEST_NAME
-      check every value of that test's snapshot (tests/main.nf.test.snap)
-      against WORKDIR: "NAME:md5,HASH" is NAME's md5, a bare name is a file
-      there, a list of lines is the text of an output (decompressed if it is
-      gzip), a map is the test's meta, a whole process.out has every declared
-      output (by index and by emit name) with the files the run wrote; print
-      what was checked
+      print "emit<TAB>file" for every declared output file found in WORKDIR,
+      and "emit<TAB>PROCESS,TOOL,VALUE" for a versions tuple, its eval()
+      command run in WORKDIR as Nextflow runs it after the script; exit 1
+      when a declared output (not optional) is missing, 2 when an eval fails
 
 Only the Groovy the modules use is understood, and anything else is an error
 rather than a guess: statements `[def] NAME = task.ext.KEY ?: STRING`,
 `def NAME = task.accelerator ? EXPR : STRING` (no accelerator here: the
-STRING) and `def NAME = meta.KEY ? STRING : STRING` (the first when the meta
-map has KEY), and strings with $name, ${name} and ${a.b} interpolation. The
-task has 2 cpus, no accelerator and no task.ext settings.
+STRING), `def NAME = meta.KEY ? STRING : STRING` (the first when the meta
+map has KEY) and `def NAME = INPUT ? STRING : STRING` (INPUT a val input,
+true unless empty or false), and strings with $name, ${name} and ${a.b} interpolation. The
+task has 2 cpus, no accelerator and no task.ext settings. An nf-test input
+that a workflow step makes (another process's output) must be given with
+--in. Nothing here writes nf-test snapshots: nf-test does, with Nextflow.
 """
-import fnmatch
 import glob
 import os
 import re
@@ -124,14 +121,14 @@ def run_block(block, env):
             kind, body, i = read_string(block, m.end())
             env[m.group(1)] = interpolate(kind, body, env)  # task.ext is empty here
             continue
-        m = re.compile(r"def\s+(\w+)\s*=\s*meta\.(\w+)\s*\?\s*").match(block, i)
+        m = re.compile(r"def\s+(\w+)\s*=\s*(meta\.\w+|\w+)\s*\?\s*(?=[\"'])").match(block, i)
         if m:
             kind, body, j = read_string(block, m.end())
             colon = re.compile(r"\s*:\s*").match(block, j)
             if not colon:
                 raise RenderError("cannot render the statement %r" % block[i:block.find("\n", i)])
             kind2, body2, i = read_string(block, colon.end())
-            given = env.get("meta." + m.group(2)) not in (None, "", "false")
+            given = env.get(m.group(2)) not in (None, "", "false")
             env[m.group(1)] = interpolate(kind, body, env) if given else interpolate(kind2, body2, env)
             continue
         m = re.compile(r"def\s+(\w+)\s*=\s*task\.accelerator\s*\?").match(block, i)
@@ -148,7 +145,7 @@ def run_block(block, env):
 def test_inputs(test_file, module_dir):
     """The inputs of the first test case: [(meta or None, [paths])] in order."""
     text = open(test_file).read()
-    m = re.search(r'process\s*\{\s*"""(.*?)"""', text, re.S)
+    m = re.search(r'when\s*\{\s*process\s*\{\s*"""(.*?)"""', text, re.S)
     if not m:
         raise RenderError("no process inputs in %s" % test_file)
     dirs = {"moduleDir": module_dir, "moduleTestDir": os.path.dirname(test_file)}
@@ -158,6 +155,9 @@ def test_inputs(test_file, module_dir):
         meta = None
         if expr == "[]":  # an optional path input given nothing
             found[int(im.group(1))] = (None, [])
+            continue
+        if "file(" not in expr:  # another process's output: --in gives it
+            found[int(im.group(1))] = ("workflow", [])
             continue
         if expr.startswith("["):
             mm = re.search(r"\[\s*((?:\w+\s*:\s*'[^']*'\s*,?\s*)+)\]", expr)
@@ -176,23 +176,46 @@ def declared_inputs(section):
     for ln in section.strip().splitlines():
         ln = ln.strip()
         m = re.match(r"tuple\s+val\(meta\)\s*,\s*path\((\w+)\)$", ln) or re.match(r"path\s*\(?\s*(\w+)\s*\)?$", ln)
-        if not m:
+        t = re.match(r"tuple\s+val\(meta\)\s*,\s*path\((\w+)\)\s*,\s*path\((\w+)\)$", ln)
+        v = re.match(r"val\s*\(?\s*(\w+)\s*\)?$", ln)
+        if t:  # two files with one meta: the second is given with --in
+            out.append((True, t.group(1)))
+            out.append(("second", t.group(2)))
+        elif v:
+            out.append(("val", v.group(1)))
+        elif m:
+            out.append((ln.startswith("tuple"), m.group(1)))
+        else:
             raise RenderError("cannot read the input line %r" % ln)
-        out.append((ln.startswith("tuple"), m.group(1)))
     return out
 
 
 def declared_outputs(section):
-    """[(emit, pattern kind, pattern body, optional)]."""
+    """[(emit, pattern kind, pattern body, optional)]; kind "eval" for a
+    versions tuple val("${task.process}"), val('TOOL'), eval("COMMAND"), whose
+    body is (TOOL, COMMAND)."""
     out = []
     for ln in section.strip().splitlines():
-        m = re.search(r"path\s*\(?\s*(\"[^\"]*\"|'[^']*')", ln)
         e = re.search(r"emit:\s*(\w+)", ln)
+        v = re.match(r'\s*tuple\s+val\("\$\{task\.process\}"\)\s*,\s*val\(\'(\w+)\'\)\s*,\s*eval\((".*?"|\'.*?\')\)\s*,', ln)
+        if e and v:
+            out.append((e.group(1), "eval", (v.group(1), read_string(v.group(2), 0)[1]), False))
+            continue
+        m = re.search(r"path\s*\(?\s*(\"[^\"]*\"|'[^']*')", ln)
         if not m or not e:
             raise RenderError("cannot read the output line %r" % ln.strip())
         kind, body, _ = read_string(m.group(1), 0)
         out.append((e.group(1), kind, body, "optional: true" in ln))
     return out
+
+
+def run_eval(workdir, command):
+    """An eval() output: the command's standard output, run in the task's folder."""
+    import subprocess
+    r = subprocess.run(["bash", "-c", command], cwd=workdir, capture_output=True, text=True)
+    if r.returncode or not r.stdout.strip():
+        raise RenderError("eval(%r) failed: exit %d %s" % (command, r.returncode, r.stderr.strip()))
+    return r.stdout.strip()
 
 
 def setup(module_dir, workdir, stub, metas=(), ins=()):
@@ -204,7 +227,7 @@ def setup(module_dir, workdir, stub, metas=(), ins=()):
     if os.path.exists(test_file):
         given = test_inputs(test_file, module_dir)
     elif all(var in overrides for _, var in decl):
-        given = [({} if has_meta else None, []) for has_meta, _ in decl]
+        given = [({} if has_meta is True else None, []) for has_meta, _ in decl]
     else:
         raise RenderError("no tests/main.nf.test, and not every input given with --in")
     if len(decl) != len(given):
@@ -213,6 +236,15 @@ def setup(module_dir, workdir, stub, metas=(), ins=()):
     if unknown:
         raise RenderError("--in %s: no such input" % ", ".join(sorted(unknown)))
     for (has_meta, var), (meta, paths) in zip(decl, given):
+        if has_meta == "val":
+            env[var] = overrides.get(var, "")
+            continue
+        if has_meta == "second":
+            has_meta, meta = False, None
+        if meta == "workflow":
+            if var not in overrides:
+                raise RenderError("input %s is made by a workflow step in the test: give it with --in" % var)
+            meta = {} if has_meta else None
         if has_meta != (meta is not None):
             raise RenderError("input %s: the test's meta map does not match the declaration" % var)
         if has_meta:
@@ -234,97 +266,7 @@ def setup(module_dir, workdir, stub, metas=(), ins=()):
     return name, sec, env, script
 
 
-def check_snapshot(module_dir, workdir, test_name):
-    import gzip
-    import hashlib
-    import json
-    snap = json.load(open(os.path.join(module_dir, "tests", "main.nf.test.snap")))
-    if test_name not in snap:
-        raise RenderError("no snapshot named %r" % test_name)
-    if not re.search(r'test\(\s*"%s"\s*\)' % re.escape(test_name), open(os.path.join(module_dir, "tests", "main.nf.test")).read()):
-        raise RenderError("the snapshot %r names no test in main.nf.test" % test_name)
-    metas = [m for m, _ in test_inputs(os.path.join(module_dir, "tests", "main.nf.test"), module_dir) if m]
-    texts = {}
-    for f in os.listdir(workdir):
-        p = os.path.join(workdir, f)
-        if os.path.isfile(p) and not os.path.islink(p) and not f.startswith("."):
-            raw = open(p, "rb").read()
-            texts[f] = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode(errors="replace")
-    checked = []
-
-    def names_in(v):
-        if isinstance(v, str):
-            return [re.sub(r":md5,[0-9a-f]{32}$", "", v)]
-        if isinstance(v, list):
-            return [n for x in v for n in names_in(x)]
-        return []  # a meta map
-
-    def check_channels(out):
-        """process.out as nf-test writes it: every declared output in order
-        by index ("0", "1", ...) and by emit name, the same value under both,
-        [] for an optional output not written, each file of its pattern."""
-        _, sec, env, _ = setup(module_dir, workdir, True)
-        decl = declared_outputs(sec["output"])
-        want = [str(i) for i in range(len(decl))] + [e for e, _, _, _ in decl]
-        if sorted(out) != sorted(want):
-            raise RenderError("the snapshot's channels %s are not the declared outputs %s" % (sorted(out), sorted(want)))
-        for i, (emit, kind, body, optional) in enumerate(decl):
-            if out[str(i)] != out[emit]:
-                raise RenderError("channel %d and %s differ in the snapshot" % (i, emit))
-            pattern = interpolate(kind, body, env)
-            files = names_in(out[emit])
-            if not files and not optional:
-                raise RenderError("the snapshot's %s is empty, and it is not optional" % emit)
-            for f in files:
-                if not fnmatch.fnmatch(f, pattern):
-                    raise RenderError("the snapshot's %s holds %s, not of its pattern %s" % (emit, f, pattern))
-            written = sorted(os.path.basename(f) for f in glob.glob(os.path.join(workdir, pattern)))
-            if sorted(files) != written:
-                raise RenderError("the snapshot's %s holds %s, the run wrote %s" % (emit, sorted(files), written))
-
-    def walk(v):
-        if isinstance(v, dict) and all(isinstance(k, str) and k.isdigit() or k.isidentifier() for k in v) and \
-                not any(isinstance(x, str) for x in v.values()):
-            check_channels(v)
-            for x in v.values():  # process.out: channels by index and by emit name
-                walk(x)
-        elif isinstance(v, dict):
-            if v not in metas:
-                raise RenderError("meta %r is not the test's" % v)
-        elif isinstance(v, list) and v and all(isinstance(x, str) for x in v) and any("\t" in x for x in v):
-            text = "\n".join(v) + "\n"
-            names = [f for f, t in texts.items() if t == text]
-            if not names:
-                raise RenderError("no output has the snapshot's %d lines" % len(v))
-            checked.append("lines of " + names[0])
-        elif isinstance(v, list):
-            for x in v:
-                walk(x)
-        elif isinstance(v, str):
-            m = re.match(r"^(.+):md5,([0-9a-f]{32})$", v)
-            name = m.group(1) if m else v
-            p = os.path.join(workdir, name)
-            if not os.path.isfile(p):
-                raise RenderError("the snapshot names %s, which the run did not write" % name)
-            if m and hashlib.md5(open(p, "rb").read()).hexdigest() != m.group(2):
-                raise RenderError("%s: md5 %s, the snapshot says %s" % (name, hashlib.md5(open(p, "rb").read()).hexdigest(), m.group(2)))
-            checked.append(("md5 of " if m else "") + name)
-        else:
-            raise RenderError("unexpected snapshot value %r" % v)
-
-    walk(snap[test_name]["content"])
-    for c in checked:
-        print(c)
-
-
 def main(argv):
-    if len(argv) == 5 and argv[1] == "snapshot":
-        try:
-            check_snapshot(argv[2], argv[3], argv[4])
-            return 0
-        except RenderError as e:
-            print("nextflow_render: %s" % e, file=sys.stderr)
-            return 1
     if len(argv) < 4 or argv[1] not in ("render", "outputs"):
         sys.exit(__doc__)
     module_dir, workdir, rest = argv[2], argv[3], argv[4:]
@@ -343,6 +285,9 @@ def main(argv):
             return 0
         missing = 0
         for emit, kind, body, optional in declared_outputs(sec["output"]):
+            if kind == "eval":
+                print("%s\t%s,%s,%s" % (emit, name, body[0], run_eval(workdir, body[1])))
+                continue
             pattern = interpolate(kind, body, env)
             files = sorted(glob.glob(os.path.join(workdir, pattern)))
             for f in files:

@@ -138,7 +138,9 @@ PY
     grep -q 'a&amp;b&lt;c&gt;&quot;d' "$T/odd.spectrum.svg"
     run seqgpu find -q -m AAG --stats "$T/f.json" -o "$T/f.bed" "$name.fq"
     assert_success
-    run python3 -c "import json, sys; d = json.load(open(sys.argv[1]))['data']; print(list(d) == ['a&b<c>\"d\udcff.fq'])" "$T/f_mqc.json"
+    run seqgpu find -q -m AAG --stats "$name.json" -o "$T/f.bed" "$name.fq"
+    assert_success
+    run python3 -c "import json, sys; d = json.load(open(sys.argv[1]))['data']; print(list(d) == ['a&b<c>\"d\udcff'])" "$name""_mqc.json"
     assert_output True
     python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$T/odd.spectrum_mqc.json"
 }
@@ -199,21 +201,19 @@ PY
 @test "find --stats FILE: FILE less .json as FILE_mqc.json (plain, also for FILE.json.gz); none for - or a device" {
     run seqgpu find -q -m GAATTC -m GGTCTC --stats "$T/x.json" -o "$T/x.bed" "$LAMBDA" "$ROOT/examples/lambda_reads.fq.gz"
     assert_success
-    # hits per motif and input: the BED's, input by input
+    # hits per motif of the run (sample x): the BED's, both inputs together
     seqgpu find -q -m GAATTC -m GGTCTC -F count "$LAMBDA" > "$T/one.count"
     seqgpu find -q -m GAATTC -m GGTCTC -F count "$ROOT/examples/lambda_reads.fq.gz" > "$T/two.count"
     run python3 - "$T/x_mqc.json" "$T/one.count" "$T/two.count" <<'PY'
 import collections, json, sys
 m = json.load(open(sys.argv[1]))
 assert m['plot_type'] == 'bargraph' and m['parent_id'] == 'seqgpu', m
-want = {}
-for name, f in (('lambda_virus.fa.gz', sys.argv[2]), ('lambda_reads.fq.gz', sys.argv[3])):
-    c = collections.Counter()
+c = collections.Counter()
+for f in sys.argv[2:]:
     for l in list(open(f))[1:]:
         rec, motif, hits = l.split('\t')
         c[motif] += int(hits)
-    want[name] = dict(c)
-assert m['data'] == want, (m['data'], want)
+assert m['data'] == {'x': dict(c)}, (m['data'], c)
 print('ok')
 PY
     assert_output ok
@@ -281,32 +281,38 @@ PY
     cd "$T/results"
     seqgpu find -q -f "$ROOT/examples/enzymes.tsv" --stats lambda.find.json -o lambda.bed "$LAMBDA" \
         "$ROOT/examples/lambda_reads.fq.gz"
+    # find --guide-summary: guides cut from lambda, their sites with bulges
+    python3 -c "
+import gzip, sys
+seq = ''.join(l.strip() for l in gzip.open(sys.argv[1], 'rt') if not l.startswith('>'))
+for i, at in enumerate((1000, 9000, 30000)): print('g%d\t%s' % (i, seq[at:at + 20]))" "$LAMBDA" > guides.tsv
+    seqgpu find -q -f guides.tsv -M 3 --pam NNN --dna-bulge 1 --rna-bulge 1 --guide-summary guides_mqc.tsv -o /dev/null "$LAMBDA"
     seqgpu scc -q -p tandem --stats tandem.scc.json "$TANDEM"
     seqgpu scc -q -p lambda --stats lambda.scc.json "$ROOT/examples/lambda_reads.fq.gz" 2> /dev/null
     printf 'no_version_check: true\n' > "$T/mqc.yaml"
     run multiqc -q -c "$T/mqc.yaml" -o "$T/report" .
     assert_success
     refute_output --partial "rror"
-    for id in seqgpu seqgpu_find_hits seqgpu_scc_spectrum seqgpu_scc_repeats; do
+    for id in seqgpu seqgpu_find_hits seqgpu_find_guides seqgpu_scc_spectrum seqgpu_scc_repeats; do
         grep -q "id=\"$id\"" "$T/report/multiqc_report.html" || fail "no section $id in the report"
     done
     d=$T/report/multiqc_data
-    run python3 - "$d" lambda.find.json tandem.scc.json tandem.repeats.tsv <<'PY'
+    run python3 - "$d" lambda.find.json tandem.scc.json tandem.repeats.tsv guides_mqc.tsv <<'PY'
 import csv, json, sys
 d = sys.argv[1]
 rows = lambda f: list(csv.reader(open(f'{d}/{f}'), delimiter='\t'))
-# find: a row per input (names as MultiQC cleans them), a column per motif; together the run's hits
+# find: a row for the run (named as its --stats), a column per motif: the run's hits
 hits = rows('multiqc_seqgpu_find_hits_plot.txt')
-assert sorted(r[0] for r in hits[1:]) == ['lambda_reads', 'lambda_virus'], hits
+assert [r[0] for r in hits[1:]] == ['lambda.find'], hits
 stats = json.load(open(sys.argv[2]))
 for m in stats['motifs']:
     col = hits[0].index(m['name'])
     assert sum(int(float(r[col])) for r in hits[1:]) == m['hits'], m
-# scc: each sample's spectrum, the --stats histogram's counts seen
+# scc: each sample's spectrum, the --stats histogram over a run of counts (multiqc.bats checks the range)
 spec = {r[0]: r for r in rows('multiqc_seqgpu_scc_spectrum_plot.txt')}
 h = json.load(open(sys.argv[3]))['histogram']
-got = dict(zip(map(float, spec['Sample'][1:]), spec['tandem'][1:]))
-assert {c: int(float(v)) for c, v in got.items() if v != ''} == {c: n for c, n in enumerate(h) if n and c}, 'spectrum'
+got = {int(float(c)): int(float(v)) for c, v in zip(spec['Sample'][1:], spec['tandem'][1:]) if v != ''}
+assert got == {c: h[c] for c in range(min(got), max(got) + 1)}, 'spectrum'
 assert 'lambda' in spec
 # the repeats table: tandem's rows, as in its repeats.tsv
 rep = rows('multiqc_seqgpu_scc_repeats_table.txt')
@@ -317,6 +323,15 @@ for i, r in tsv.items():
     if i != 'id':
         g = dict(zip(rep[0], got[f'tandem {i}']))
         assert g['kind'] == r[1] and float(g['period']) == float(r[4]) and float(g['copies']) == float(r[6]), (g, r)
+# the guides table: a row per guide, its sites and specificities as in the file
+gt = rows('multiqc_seqgpu_find_guides_table.txt')
+mine = [r for r in csv.reader(open(sys.argv[5]), delimiter='\t') if not r[0].startswith('#')]
+assert [r[0] for r in gt[1:]] == [r[0] for r in mine[1:]], gt
+for r in gt[1:]:
+    g, m = dict(zip(gt[0], r)), dict(zip(mine[0], next(x for x in mine[1:] if x[0] == r[0])))
+    for k in ('sites', 'mit_specificity', 'cfd_specificity', 'RNA_1mm'):
+        assert float(g[k]) == float(m[k]), (k, g, m)
+assert sum(float(r[gt[0].index('X_0mm')]) for r in gt[1:]) == 3, 'the on-targets'
 print('ok')
 PY
     assert_output ok

@@ -225,28 +225,51 @@ def sim(args):
 
 
 def satellites(args):
-    """A genome of unique sequence with satellite arrays planted: each array
-    a random primitive unit repeated, every copy diverged from the unit on
-    its own (substitutions, and 1-base insertions and deletions, a tenth
-    each), so that copies differ from one another by about twice the rate.
-    Writes PREFIX.genome.fa and PREFIX.arrays.tsv (start, end, period,
-    divergence, the unit as its least rotation on either strand)."""
+    """A genome of unique sequence (random, or --background's first record)
+    with satellite arrays planted: each array a random primitive unit
+    repeated, every copy diverged from the unit on its own (substitutions,
+    and 1-base insertions and deletions, a tenth each), so that copies
+    differ from one another by about twice the rate. With --families,
+    interspersed repeats too: copies of random sequences (each copy diverged
+    from its family's sequence alone, on either strand or the forward one)
+    written over the unique sequence, copies of 1 kb or more at least
+    --spacing apart, and 2 kb from the arrays. Writes PREFIX.genome.fa,
+    PREFIX.arrays.tsv (start, end, period, divergence, the unit as its least
+    rotation on either strand) and, with --families, PREFIX.families.tsv
+    (start, end, family, strand)."""
     rnd = random.Random(args.seed)
     specs = []
-    for a in args.arrays.split(','):
+    for a in args.arrays.split(',') if args.arrays else []:
         p, ln, d = a.split(':')
         specs.append((int(p), int(ln), float(d)))
+    sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
+
+    def unique(n):
+        return ''.join(rnd.choices('ACGT', k=n))
+
+    def diverged(u, d):
+        c = []
+        for b in u:
+            x = rnd.random()
+            if x < d * 0.8:
+                c.append(rnd.choice(sub[b]))
+            elif x < d * 0.9:
+                c.append(b + rnd.choice('ACGT'))
+            elif x >= d:
+                c.append(b)
+        return ''.join(c)
+    background = None
+    if args.background:
+        with (gzip.open if args.background.endswith('.gz') else open)(args.background, 'rt') as fh:
+            background = ''.join(l.strip() for l in fh.read().split('\n>')[0].split('\n')[1:]).upper()
+        args.length = len(background)
     n_unique = len(specs) + 1
     free = args.length - sum(ln for _, ln, _ in specs)
     if free < n_unique * 1000:
         sys.exit('satellites: the arrays leave too little unique sequence')
     parts, arrays, at = [], [], 0
-    sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
-
-    def unique(n):
-        return ''.join(rnd.choices('ACGT', k=n))
     for i, (p, ln, d) in enumerate(specs):
-        parts.append(unique(free // n_unique))
+        parts.append(background[at:at + free // n_unique] if background else unique(free // n_unique))
         at += free // n_unique
         while True:
             u = unique(p)
@@ -255,24 +278,37 @@ def satellites(args):
         arr = []
         size = 0
         while size < ln:
-            c = []
-            for b in u:
-                x = rnd.random()
-                if x < d * 0.8:
-                    c.append(rnd.choice(sub[b]))
-                elif x < d * 0.9:
-                    c.append(b + rnd.choice('ACGT'))
-                elif x >= d:
-                    c.append(b)
-            c = ''.join(c)
+            c = diverged(u, d)
             arr.append(c)
             size += len(c)
         arr = ''.join(arr)
         parts.append(arr)
         arrays.append((at, at + len(arr), p, d, canonical_unit(u)))
         at += len(arr)
-    parts.append(unique(args.length - at))
-    genome = ''.join(parts)
+    parts.append(background[at:] if background else unique(args.length - at))
+    genome = list(''.join(parts))
+    taken = [(a[0] - 2000, a[1] + 2000, 0) for a in arrays]  # start, end, spaced
+    copies = []
+    for fi, spec in enumerate(args.families.split(',') if args.families else []):
+        f = spec.split(':')
+        ln, n, d, strands = int(f[0]), int(f[1]), float(f[2]), f[3] if len(f) > 3 else 'mixed'
+        seq = unique(ln)
+        gap = args.spacing if ln >= 1000 else 0
+        for _ in range(n):
+            for _ in range(10000):
+                s = rnd.randrange(0, len(genome) - ln)
+                if all(s + ln + gap * sp <= a or s >= b + gap * sp for a, b, sp in taken):
+                    break
+            else:
+                sys.exit('satellites: no room for family %d' % (fi + 1))
+            c = diverged(seq, d)[:ln]
+            strand = '-' if strands == 'mixed' and rnd.random() < 0.5 else '+'
+            if strand == '-':
+                c = revcomp(c)
+            genome[s:s + len(c)] = c
+            taken.append((s, s + len(c), ln >= 1000))
+            copies.append((s, s + len(c), 'family%d' % (fi + 1), strand))
+    genome = ''.join(genome)
     with open(args.prefix + '.genome.fa', 'w') as f:
         f.write('>genome\n')
         for i in range(0, len(genome), 80):
@@ -281,6 +317,11 @@ def satellites(args):
         f.write('start\tend\tperiod\tdivergence\tunit\n')
         for a in arrays:
             f.write('%d\t%d\t%d\t%g\t%s\n' % a)
+    if copies:
+        with open(args.prefix + '.families.tsv', 'w') as f:
+            f.write('start\tend\tfamily\tstrand\n')
+            for c in sorted(copies):
+                f.write('%d\t%d\t%s\t%s\n' % c)
 
 
 def paf_dovetails(path, min_ovl, max_hang=1000, int_frac=0.8):
@@ -322,7 +363,7 @@ def maf_places(path):
 def ovlcmp(args):
     """Recall and precision of A's dovetail overlaps against B's; with
     --maf, of each against the truth, for reads outside the arrays of
-    --arrays: recall of the read pairs whose places overlap as a dovetail,
+    --arrays (and the copies of --families): recall of the read pairs whose places overlap as a dovetail,
     by min + slack bases and with ends slack apart; precision: the share of
     the dovetails found whose reads' places overlap by min - slack bases."""
     a, b = paf_dovetails(args.a, args.min_overlap), paf_dovetails(args.b, args.min_overlap)
@@ -335,6 +376,9 @@ def ovlcmp(args):
     arrays = []
     if args.arrays:
         arrays = [tuple(map(int, l.split('\t')[:2])) for l in open(args.arrays).read().split('\n')[1:] if l]
+    if args.families:  # copies long enough to make dovetails between reads of two places
+        copies = [tuple(map(int, l.split('\t')[:2])) for l in open(args.families).read().split('\n')[1:] if l]
+        arrays += [(s, e) for s, e in copies if e - s >= 1000]
     unique = {n for n, (s, e, _) in places.items() if not any(s < ae and e > ast for ast, ae in arrays)}
     order = sorted(unique, key=lambda n: places[n][0])
     truth, near = set(), set()
@@ -459,11 +503,17 @@ def main():
     t.add_argument('--length', type=int, default=300000)
     t.add_argument('--arrays', default='6:20000:0.02,171:30000:0.01,2000:40000:0.03',
                    help='period:length:divergence,...')
+    t.add_argument('--families', default='',
+                   help='interspersed repeats: length:copies:divergence[:+|mixed],... (mixed: either strand)')
+    t.add_argument('--spacing', type=int, default=40000,
+                   help='the least distance between copies of 1 kb or more')
+    t.add_argument('--background', help='FASTA (plain or gzip): its first record instead of random unique sequence')
     t.add_argument('prefix')
     t = sub.add_parser('ovlcmp')
     t.add_argument('--min-overlap', type=int, default=2000)
     t.add_argument('--maf', help="pbsim's alignments of the reads, for the truth")
     t.add_argument('--arrays', help="satellites' arrays.tsv: reads touching them are left out of the truth")
+    t.add_argument('--families', help="satellites' families.tsv: so are reads touching its copies of 1 kb or more")
     t.add_argument('--slack', type=int, default=500)
     t.add_argument('a')
     t.add_argument('b')

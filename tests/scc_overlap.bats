@@ -6,15 +6,20 @@
 
 load test_helper
 
-# A 400 kb genome with arrays of periods 6, 171 and 2000 (20 to 40 kb,
+# A 600 kb genome with arrays of periods 6, 171 and 2000 (20 to 40 kb,
 # 1-3% divergence between copies) and a short one (60 bp, 12 kb), in unique
-# sequence; pbsim CLR reads at 20x, 10 kb mean, accuracy 0.85 to 0.99; and
-# minimap2 -x ava-pb's overlaps of them. Made once for the file.
+# sequence that carries interspersed repeats longer than --min-overlap, 25 kb
+# apart or more: a direct pair of 5 kb, a pair of 8 kb on both strands,
+# four near-identical 5 kb copies on either strand (rRNA operons), four of
+# 1.5 kb (IS elements), and 200 of an Alu-like 300 bp diverged 12%; pbsim
+# CLR reads at 20x, 10 kb mean, accuracy 0.85 to 0.99; and minimap2 -x
+# ava-pb's overlaps of them. Made once for the file.
 setup_file() {
     local d=$BATS_FILE_TMPDIR
     command -v pbsim >/dev/null && command -v minimap2 >/dev/null || return 0 # the tests say what is missing
-    python3 "$BATS_TEST_DIRNAME/reference.py" satellites --seed 1 --length 400000 \
-        --arrays 6:20000:0.02,171:30000:0.01,2000:40000:0.03,60:12000:0.02 "$d/sat" > /dev/null
+    python3 "$BATS_TEST_DIRNAME/reference.py" satellites --seed 1 --length 600000 \
+        --arrays 6:20000:0.02,171:30000:0.01,2000:40000:0.03,60:12000:0.02 \
+        --families 5000:2:0:+,8000:2:0.01:mixed,5000:4:0.002:mixed,1500:4:0,300:200:0.12 --spacing 25000 "$d/sat" > /dev/null
     (cd "$d" && pbsim --prefix pb --data-type CLR --depth 20 --length-mean 10000 --length-sd 3000 --length-min 1000 \
         --length-max 30000 --accuracy-mean 0.90 --accuracy-sd 0.03 --accuracy-min 0.85 --accuracy-max 0.99 \
         --model_qc "${PBSIM_MODELS:-/usr/share/pbsim/models}/model_qc_clr" --seed 1 sat.genome.fa > pbsim.log 2>&1)
@@ -64,8 +69,14 @@ sim() {
 
 @test "overlap: every array longer than 1.5 reads is found once, its period within 3%; none from unique sequence" {
     sim
-    run seqgpu scc -g overlap -t 2 -p "$T/o" --stats "$T/s.json" "$S/pb_0001.fastq"
+    run seqgpu scc --progress=0.1 -g overlap -t 2 -p "$T/o" --stats "$T/s.json" "$S/pb_0001.fastq"
     assert_success
+    # reads the overlapper takes draw no noisy-reads warning, and find nearly every overlap implied
+    refute_output --partial "warning"
+    python3 -c "import json; s = json.load(open('$T/s.json')); assert s['implied_overlaps_found'] >= 0.98 * s['implied_overlaps'] > 1000, s" ||
+        fail "$(cat "$T/s.json")"
+    # progress lines with the share done and the time left in the index and overlap stages
+    assert_output --regexp '\[seqgpu scc\] (indexing the minimizers|overlapping): [0-9.]+ [kMG]?b of [0-9.]+ Mb \([0-9]+%\), [0-9.]+ [kMG]?b/s, ETA '
     run python3 "$ROOT/tests/reference.py" satcheck --maf "$S/pb_0001.maf" --arrays "$S/sat.arrays.tsv" "$T/o"
     assert_success
     assert_line ok
@@ -84,6 +95,11 @@ for a in arrays:
         assert got[0][7] == a[4], (p, got[0][7], a[4])
     # copies: the array's length over the period, within a third
     assert abs(float(got[0][6]) * p - (int(a[1]) - int(a[0]))) <= 0.34 * (int(a[1]) - int(a[0])), (p, got[0][6])
+    # the length, within a quarter, and its interval: no read spans these arrays, so the least is the
+    # longest stretch of one in a read (no longer than the array) and the most unknown
+    length = int(a[1]) - int(a[0])
+    assert abs(int(got[0][8]) - length) <= 0.25 * length and int(got[0][9]) <= 1.05 * length, (p, got[0][8:])
+    assert got[0][10] == '*' and got[0][11] == '0', got[0]
 print('ok')
 PY
     assert_output ok
@@ -120,10 +136,12 @@ PY
     sim
     seqgpu scc -q -g overlap -t 2 -p "$T/o" --write-overlaps "$T/own.paf" "$S/pb_0001.fastq"
     zcat "$S/mm.paf.gz" > "$T/mm.paf"
-    run python3 "$ROOT/tests/reference.py" ovlcmp --maf "$S/pb_0001.maf" --arrays "$S/sat.arrays.tsv" "$T/own.paf" "$T/mm.paf"
+    run python3 "$ROOT/tests/reference.py" ovlcmp --maf "$S/pb_0001.maf" --arrays "$S/sat.arrays.tsv" \
+        --families "$S/sat.families.tsv" "$T/own.paf" "$T/mm.paf"
     assert_success
     echo "$output"
-    # outside the arrays (inside, any multiple of the period is an overlap, and the two pick different ones)
+    # outside the arrays and the interspersed copies (inside an array any multiple of the period is an
+    # overlap, and the two pick different ones; two copies of a repeat overlap where their reads do not)
     echo "$output" | awk '$1 == "against_b_unique" && $3 >= 0.95 && $5 >= 0.95 {ok = 1} END {exit !ok}' ||
         fail "against minimap2: $output"
     echo "$output" | awk '$1 == "a_truth" && $3 >= 0.95 && $5 >= 0.99 {ok = 1} END {exit !ok}' || fail "against the truth"
@@ -170,8 +188,14 @@ for name, f in segs.items():
     tags = dict(t.split(':', 1) for t in f[3:])
     assert f[2] == reads[name].upper(), name
     assert tags['LN'] == 'i:%d' % len(reads[name]), name
-    assert int(tags['RC'][2:]) >= len(reads[name]), name   # itself and the reads it contains
     assert tags['LB'].startswith('Z:repeat'), name
+# RC: the bases of the reads a read stands for (itself and those it contains; 0 for a contained one), in the same repeat
+rc, ln = {}, {}
+for f in segs.values():
+    tags = dict(t.split(':', 1) for t in f[3:])
+    rc[tags['LB']] = rc.get(tags['LB'], 0) + int(tags['RC'][2:])
+    ln[tags['LB']] = ln.get(tags['LB'], 0) + int(tags['LN'][2:])
+assert rc == ln, (rc, ln)
 flip = {'+': '-', '-': '+'}
 seen = set()
 for f in gfa:
@@ -303,7 +327,7 @@ PY
     : > "$T/empty.fq"
     run seqgpu scc -q -g overlap -p "$T/e" "$T/empty.fq"
     assert_success
-    [ "$(cat "$T/e.repeats.tsv")" = "$(printf 'id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit')" ]
+    [ "$(cat "$T/e.repeats.tsv")" = "$(printf 'id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit\tlength\tlength_min\tlength_max\tspanning_reads')" ]
     run seqgpu scc -q -g overlap -p "$T/s" --stats "$T/s.json" "$ROOT/examples/lambda_reads.fq.gz"
     assert_success
     python3 -c "import json; s = json.load(open('$T/s.json')); assert s['reads'] == 0 and s['short_reads_skipped'] > 0, s" ||
@@ -322,4 +346,170 @@ PY
     grep -q ' reads \xc2\xb7 \| reads · ' "$T/o.repeats.svg" || fail "the panels count reads"
     ! grep -q 'k-mers' "$T/o.repeats.svg" || fail "k-mers in the overlap graph's picture"
     [ "$(grep -vc '^#' "$T/o.repeats_mqc.tsv")" -eq $((n + 1)) ] || fail "MultiQC table: $(cat "$T/o.repeats_mqc.tsv")"
+}
+
+@test "overlap: interspersed repeats close no cycle: a 5 kb sequence twice, 300 kb apart, in 1 Mb" {
+    need pbsim
+    # once one repeat of ~600 reads spanning the 300 kb, period 8
+    python3 - "$T/g.fa" <<'PY'
+import random, sys
+rnd = random.Random(5)
+g = rnd.choices('ACGT', k=1000000)
+rep = rnd.choices('ACGT', k=5000)
+g[200000:205000] = rep
+g[500000:505000] = rep
+open(sys.argv[1], 'w').write('>g\n' + ''.join(g) + '\n')
+PY
+    (cd "$T" && pbsim --prefix pb --data-type CLR --depth 20 --length-mean 10000 --length-sd 3000 --length-min 1000 \
+        --length-max 30000 --accuracy-mean 0.97 --accuracy-sd 0.01 --accuracy-min 0.95 --accuracy-max 0.99 \
+        --model_qc "${PBSIM_MODELS:-/usr/share/pbsim/models}/model_qc_clr" --seed 1 g.fa > pbsim.log 2>&1)
+    run seqgpu scc -g overlap -t 2 -p "$T/o" --stats "$T/s.json" --write-overlaps "$T/own.paf" "$T/pb_0001.fastq"
+    assert_success
+    [ "$(wc -l < "$T/o.repeats.tsv")" -eq 1 ] || fail "$(cat "$T/o.repeats.tsv")"
+    # the reads that closed the long cycles are counted; the unique sequence on either side stays linked
+    python3 -c "import json; s = json.load(open('$T/s.json')); assert s['long_cycle_reads'] > 50 and s['edges'] > 1000, s" ||
+        fail "$(cat "$T/s.json")"
+    # (minimap2's overlaps of the reads of the satellites genome, with its interspersed repeats: above)
+}
+
+@test "overlap: an overlap given twice counts once (the PAF twice over, each line as query and as target too)" {
+    sim
+    zcat "$S/mm.paf.gz" > "$T/once.paf"
+    # the same overlaps concatenated, and with every line swapped (chunked all-vs-all, --dual=yes)
+    cat "$T/once.paf" "$T/once.paf" > "$T/twice.paf"
+    awk -F'\t' -v OFS='\t' '{t = $1; $1 = $6; $6 = t; t = $2; $2 = $7; $7 = t; t = $3; $3 = $8; $8 = t; t = $4; $4 = $9; $9 = t; print}' \
+        "$T/once.paf" > "$T/swapped.paf"
+    cat "$T/once.paf" "$T/swapped.paf" > "$T/dual.paf"
+    for x in once twice dual; do
+        seqgpu scc -q -g overlap --overlaps "$T/$x.paf" -p "$T/$x" --stats "$T/$x.json" "$S/pb_0001.fastq"
+    done
+    for x in twice dual; do
+        for f in repeats.tsv gfa units.fa components.tsv; do
+            cmp "$T/once.$f" "$T/$x.$f" || fail "$x: $f differs"
+        done
+        python3 - "$T/once.json" "$T/$x.json" <<'PY' || fail "$x: $(cat "$T/$x.json")"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for k in ('dovetails', 'containments', 'internal', 'short', 'coverage', 'contained_reads', 'self_overlapping_reads'):
+    assert a[k] == b[k], k
+assert b['duplicate_overlaps'] == b['overlaps'] - a['overlaps'] + a['duplicate_overlaps'], (a, b)
+PY
+    done
+    [ "$(sed 1d "$T/once.repeats.tsv" | wc -l)" -ge 3 ]
+}
+
+@test "overlap: reads that all lie in an array: the coverage from the array's reads, never 0 copies" {
+    # 60 reads of 10 kb from one 200 kb array of period 171 (copies 2% diverged, so reads of one place
+    # overlap closer than reads of two): coverage 3, about 1170 copies, once 0.00 and 0.00; and a
+    # single read of 1 Mb, an array of 5848 copies (coverage 1: one read)
+    python3 - "$T" <<'PY'
+import random, sys
+rnd = random.Random(7)
+sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
+u = ''.join(rnd.choices('ACGT', k=171))
+def copy(d):
+    out = []
+    for b in u:
+        x = rnd.random()
+        out.append(rnd.choice(sub[b]) if x < d * 0.8 else b + rnd.choice('ACGT') if x < d * 0.9 else '' if x < d else b)
+    return ''.join(out)
+arr = ''.join(copy(0.02) for _ in range(200000 // 171 + 1))[:200000]
+with open(sys.argv[1] + '/enriched.fa', 'w') as f:
+    for i in range(60):
+        s = rnd.randrange(0, len(arr) - 10000)
+        f.write('>r%d\n%s\n' % (i, arr[s:s + 10000]))
+open(sys.argv[1] + '/bac.fa', 'w').write('>one\n' + ''.join(copy(0.02) for _ in range(1000000 // 171 + 1))[:1000000] + '\n')
+PY
+    run seqgpu scc -g overlap -t 2 -p "$T/e" --stats "$T/e.json" "$T/enriched.fa"
+    assert_success
+    refute_output --partial "warning"
+    run python3 - "$T/e.repeats.tsv" "$T/e.json" <<'PY'
+import json, sys
+rows = [l.split('\t') for l in open(sys.argv[1]).read().split('\n')[1:] if l]
+s = json.load(open(sys.argv[2]))
+assert len(rows) == 1 and rows[0][1] == 'tandem' and rows[0][4] == '171', rows
+assert s['coverage_from'] == 'array reads' and 2.4 <= s['coverage'] <= 3.6, s['coverage']
+assert 900 <= float(rows[0][6]) <= 1450, rows[0][6]
+print('ok')
+PY
+    assert_output ok
+    run seqgpu scc -g overlap -t 2 -p "$T/b" --stats "$T/b.json" "$T/bac.fa"
+    assert_success
+    assert_output --partial "warning: the read coverage cannot be told from these reads (fewer than 20 reads outside the tandem arrays"
+    run python3 - "$T/b.repeats.tsv" "$T/b.json" <<'PY'
+import json, sys
+rows = [l.split('\t') for l in open(sys.argv[1]).read().split('\n')[1:] if l]
+s = json.load(open(sys.argv[2]))
+assert len(rows) == 1 and rows[0][4] == '171' and s['coverage'] == 1 and s['coverage_from'] == 'none', (rows, s)
+assert abs(float(rows[0][6]) - 1000000 / 171) <= 0.03 * 1000000 / 171, rows[0][6]
+print('ok')
+PY
+    assert_output ok
+}
+
+@test "overlap: reads below the identity the overlapper takes (pbsim's CLR default, 78%) are said to be, with what to do" {
+    need pbsim
+    python3 "$ROOT/tests/reference.py" satellites --seed 2 --length 200000 --arrays 171:30000:0.01 "$T/s" > /dev/null
+    (cd "$T" && pbsim --prefix pb --data-type CLR --depth 20 --length-mean 10000 --length-sd 3000 --length-min 1000 \
+        --length-max 30000 --model_qc "${PBSIM_MODELS:-/usr/share/pbsim/models}/model_qc_clr" --seed 1 s.genome.fa > pbsim.log 2>&1)
+    run seqgpu scc -g overlap -t 2 -p "$T/o" --stats "$T/s.json" "$T/pb_0001.fastq"
+    assert_success
+    assert_output --partial "of the overlaps that other overlaps imply were found"
+    assert_output --partial "the reads' identity is below what the own overlapper finds overlaps at"
+    assert_output --partial "Correct the reads first"
+    python3 -c "import json; s = json.load(open('$T/s.json')); assert s['implied_overlaps_found'] < 0.9 * s['implied_overlaps'], s" ||
+        fail "$(cat "$T/s.json")"
+}
+
+@test "overlap: -x clr, ont and hifi on pbsim reads of their kind: every array longer than 1.5 reads, its period within 3%, its length within a quarter" {
+    sim
+    # ONT: pbsim's CLR model at 92%, deletions the most; HiFi: pbsim's CCS model (98%), reads of 12 kb
+    (cd "$T" && pbsim --prefix ont --data-type CLR --depth 15 --length-mean 12000 --length-sd 5000 --length-min 1000 \
+        --length-max 50000 --accuracy-mean 0.92 --accuracy-sd 0.03 --accuracy-min 0.85 --difference-ratio 23:31:46 \
+        --model_qc "${PBSIM_MODELS:-/usr/share/pbsim/models}/model_qc_clr" --seed 1 "$S/sat.genome.fa" > ont.log 2>&1 &&
+     pbsim --prefix hifi --data-type CCS --depth 15 --length-mean 12000 --length-sd 3000 --length-min 2000 \
+        --length-max 30000 --model_qc "${PBSIM_MODELS:-/usr/share/pbsim/models}/model_qc_ccs" --seed 1 "$S/sat.genome.fa" > hifi.log 2>&1)
+    ln -s "$S/pb_0001.fastq" "$T/clr_0001.fastq"
+    ln -s "$S/pb_0001.maf" "$T/clr_0001.maf"
+    for x in clr ont hifi; do
+        run seqgpu scc -x $x -t 2 -p "$T/$x" --stats "$T/$x.json" "$T/${x}_0001.fastq"
+        assert_success
+        refute_output --partial "warning"
+        run python3 "$ROOT/tests/reference.py" satcheck --maf "$T/${x}_0001.maf" --arrays "$S/sat.arrays.tsv" "$T/$x"
+        assert_line ok
+        run python3 - "$S/sat.arrays.tsv" "$T/$x.repeats.tsv" "$T/$x.json" "$x" <<'PY'
+import json, sys
+arrays = [l.split('\t') for l in open(sys.argv[1]).read().split('\n')[1:] if l]
+reps = [l.split('\t') for l in open(sys.argv[2]).read().split('\n')[1:] if l]
+s, x = json.load(open(sys.argv[3])), sys.argv[4]
+k, w, hpc = {'clr': (19, 5, True), 'ont': (17, 8, True), 'hifi': (19, 10, False)}[x]
+assert (s['minimizers']['k'], s['minimizers']['w'], s['minimizers']['hpc']) == (k, w, hpc), s['minimizers']
+assert s['min_identity'] == (0.9 if x == 'hifi' else 0.8) and s['preset'] == x, (s['min_identity'], s['preset'])
+for a in arrays:
+    p, length = int(a[2]), int(a[1]) - int(a[0])
+    if length < 15000:
+        continue
+    got = [r for r in reps if abs(int(r[4]) - p) <= 0.03 * p]
+    assert len(got) == 1, (x, p, got)
+    assert abs(int(got[0][8]) - length) <= 0.25 * length, (x, p, got[0][8], length)
+print('ok')
+PY
+        assert_output ok
+    done
+    # -x sr is the de Bruijn graph's: the same run as without it
+    seqgpu scc -q -p "$T/d" "$ROOT/examples/lambda_reads.fq.gz"
+    seqgpu scc -q -x sr -p "$T/sr" "$ROOT/examples/lambda_reads.fq.gz"
+    for f in repeats.tsv gfa units.fa components.tsv; do cmp "$T/d.$f" "$T/sr.$f"; done
+    # a preset of one graph with the other's options is refused
+    run seqgpu scc -x hifi -g dbg "$T/clr_0001.fastq"
+    assert_failure 1
+    assert_output --partial "-x hifi is a preset of -g overlap"
+    run seqgpu scc -x sr --min-identity 0.9 "$T/clr_0001.fastq"
+    assert_failure 1
+    assert_output --partial "--min-identity is an option of -g overlap"
+    run seqgpu scc -x clr -k 21 "$T/clr_0001.fastq"
+    assert_failure 1
+    run seqgpu scc -x pacbio "$T/clr_0001.fastq"
+    assert_failure 1
+    assert_output --partial "invalid preset 'pacbio' (hifi, ont, clr or sr)"
 }

@@ -72,6 +72,18 @@ assert 0 < c['hits'] < m['hits'], (c, m)
 PY
 }
 
+@test "overlap gpu: the presets' sketches (-x ont: 17-mers in windows of 8; -x hifi: uncompressed, windows of 10) give the cpu's files and overlaps" {
+    sim
+    for x in ont hifi; do
+        seqgpu scc -q -x $x -b cpu -t 2 -p "$T/cpu.$x" --write-overlaps "$T/cpu.$x.paf" "$S/pb_0001.fastq"
+        seqgpu scc -q -x $x -b cuda -t 2 -p "$T/gpu.$x" --write-overlaps "$T/gpu.$x.paf" --stats "$T/$x.json" "$S/pb_0001.fastq"
+        same_files "$T/cpu.$x" "$T/gpu.$x"
+        cmp "$T/cpu.$x.paf" "$T/gpu.$x.paf" || fail "-x $x: the overlaps differ"
+        python3 -c "import json; s = json.load(open('$T/$x.json')); assert s['minimizers']['index'] == 'cuda', s" ||
+            fail "$(cat "$T/$x.json")"
+    done
+}
+
 @test "overlap gpu: reads with N and IUPAC runs, short reads, gzip and standard input" {
     sim
     # every tenth read with runs of N and other IUPAC letters, every seventh cut short

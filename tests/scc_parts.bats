@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# seqgpu scc in parts: --part I/N --counts-out, then --counts, and the
-# bounded-memory passes of --max-memory, all equal to one run byte for byte;
-# the counts files are checked (magic, version, k, parts) and a damaged one
-# is an error that names it, never a crash.
+# seqgpu scc in parts: --part I/N --counts-out, then --counts, and
+# --max-memory's one pass through a file in --tmp-dir, all equal to one run
+# byte for byte; the counts files are checked (magic, version, k, parts) and
+# a damaged one is an error that names it, never a crash; neither holds more
+# files open than a small open-file limit allows.
 
 load test_helper
 
@@ -50,62 +51,160 @@ sim() {
     done
 }
 
-@test "scc --max-memory: the k-mers counted in parts over passes of the reads equal one run; nothing left behind" {
-    sim 6
-    seqgpu scc -q -p "$T/one" --stats "$T/one.json" "$T/sim.reads.fq"
-    mkdir "$T/tmp"
-    for m in 1M 3M 6M; do
-        run seqgpu scc --max-memory $m --tmp-dir "$T/tmp" --stats "$T/b.json" -p "$T/b" "$T/sim.reads.fq"
-        assert_success
-        assert_output --partial "counting the k-mers in parts"
-        same_outputs "$T/one" "$T/b"
-        passes=$(python3 -c "import json; print(json.load(open('$T/b.json'))['count_passes'])")
-        [ "$passes" -ge 2 ] || fail "--max-memory $m: $passes passes"
-        # the histogram and totals are one run's
-        python3 - "$T/one.json" "$T/b.json" <<'PY' || fail "--max-memory $m: the figures differ"
+# bounded NAME OPTIONS...: a run of the sim reads under OPTIONS (--max-memory
+# and the like) into $T/NAME that equals one run ($T/one, $T/one.json):
+# the same files, histogram and totals, and nothing left in $T/tmp. Two
+# threads in these tests, whose limits the least of two threads sets.
+bounded() {
+    local name=$1
+    shift
+    run seqgpu scc -t 2 --tmp-dir "$T/tmp" --stats "$T/$name.json" -p "$T/$name" "$@" "$T/sim.reads.fq"
+    assert_success
+    same_outputs "$T/one" "$T/$name"
+    python3 - "$T/one.json" "$T/$name.json" <<'PY' || fail "$*: the figures differ"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
 for key in ('kmers', 'distinct_kmers', 'histogram', 'coverage', 'threshold', 'kept_kmers'):
     assert a[key] == b[key], key
 PY
-        run ls -A "$T/tmp"
-        assert_output ""
+    [ -z "$(ls -A "$T/tmp")" ] || fail "$*: left in --tmp-dir: $(ls -A "$T/tmp")"
+}
+
+# stat_of NAME KEY: a figure of the cpu k-mer table's --stats
+stat_of() { python3 -c "import json; print(json.load(open('$T/$1.json'))['graph_cpu']['$2'])"; }
+
+@test "scc --max-memory: one pass, the k-mers beyond the limit through one file in --tmp-dir; 1, 2, 7 and 64 bins, in slices where a bin needs them, all equal one run" {
+    sim 6
+    seqgpu scc -q -p "$T/one" --stats "$T/one.json" "$T/sim.reads.fq"
+    mkdir "$T/tmp"
+    # a limit below the least this run works in is refused at once, naming the least
+    run seqgpu scc -t 2 --max-memory 1M --tmp-dir "$T/tmp" -p "$T/x" "$T/sim.reads.fq"
+    assert_failure 1
+    assert_output --partial "is below the least a run of"
+    least=$(printf '%s\n' "$output" | sed -n 's/.*give --max-memory \([0-9]*M\) or more.*/\1/p')
+    [ -n "$least" ] || fail "no least figure: $output"
+    [ ! -e "$T/x.repeats.tsv" ] && [ -z "$(ls -A "$T/tmp")" ]
+    unlimited=$(python3 -c "import json; print(json.load(open('$T/one.json'))['peak_rss_bytes'])")
+    for bins in 1 2 7 64; do
+        SEQGPU_KMER_BINS=$bins bounded b
+        [ "$(stat_of b bins)" = $bins ] && [ "$(stat_of b spilled_bytes)" = 0 ] || fail "$bins bins: $(stat_of b bins)"
+        # at the least: blocks through the file, bins in slices, within the limit
+        # and never above the unlimited run
+        SEQGPU_KMER_BINS=$bins bounded m --max-memory $least
+        [ "$(stat_of m spilled_bytes)" -gt 0 ] || fail "$bins bins at $least: nothing spilled"
+        [ "$(stat_of m bin_slices)" -gt $bins ] || fail "$bins bins at $least: $(stat_of m bin_slices) slices"
+        # (a sanitizer's shadow memory and quarantine come on top)
+        [ -n "${SEQGPU_SANITIZER:-}" ] || python3 - "$T/m.json" ${least%M} "$unlimited" <<'PY' ||
+import json, sys
+rss = json.load(open(sys.argv[1]))['peak_rss_bytes']
+assert rss <= int(sys.argv[2]) << 20 and rss <= int(sys.argv[3]) * 1.1, (rss, sys.argv[2:])
+PY
+            fail "$bins bins at $least: too much memory"
     done
-    # a part narrowed again in a later pass, and -c 1 keeps the single k-mers too
-    seqgpu scc -q -c 1 -p "$T/one1" "$T/sim.reads.fq"
-    run seqgpu scc -q -c 1 --max-memory 1M --tmp-dir "$T/tmp" -p "$T/b1" "$T/sim.reads.fq"
+    # a part of the run bounded so: the same counts file
+    seqgpu scc -q --part 2/3 --counts-out "$T/p.counts" "$T/sim.reads.fq"
+    run seqgpu scc -q -t 2 --part 2/3 --counts-out "$T/pb.counts" --max-memory $least --tmp-dir "$T/tmp" "$T/sim.reads.fq"
     assert_success
-    same_outputs "$T/one1" "$T/b1"
-    # standard input cannot be read again: one pass, whatever the limit
-    run seqgpu scc --max-memory 1M -p "$T/s" - < "$T/sim.reads.fq"
+    cmp "$T/p.counts" "$T/pb.counts"
+    # -c 1 keeps the single k-mers too
+    seqgpu scc -q -c 1 -p "$T/one" --stats "$T/one.json" "$T/sim.reads.fq"
+    bounded c1 -c 1 --max-memory 40M
+    # a graph of more kept k-mers than the limit leaves them: an error that says by how much to raise it
+    run seqgpu scc -q -t 2 -c 1 --max-memory $least --tmp-dir "$T/tmp" -p "$T/x" "$T/sim.reads.fq"
+    assert_failure 1
+    assert_output --regexp "take [0-9]+ MB for their graph, more than the [0-9]+ MB --max-memory leaves the k-mer table: raise --max-memory by [0-9]+ MB"
+    [ ! -e "$T/x.repeats.tsv" ] && [ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "scc --max-memory: standard input and a pipe are bounded too (one pass); one file open whatever the limit; the option's errors" {
+    sim 6
+    seqgpu scc -q -p "$T/one" --stats "$T/one.json" "$T/sim.reads.fq"
+    mkdir "$T/tmp"
+    run bash -c "'$SEQGPU' scc -t 2 --max-memory 20M --tmp-dir '$T/tmp' --stats '$T/s.json' -p '$T/s' - < '$T/sim.reads.fq'"
     assert_success
-    refute_output --partial "in parts"
+    assert_output --partial "went through a temporary file in '$T/tmp'"
     OUTS="repeats.tsv gfa units.fa components.tsv" same_outputs "$T/one" "$T/s" # the pictures name standard input
-    # a folder that cannot take the files: exit 1, naming it; no outputs
-    run seqgpu scc -q --max-memory 1M --tmp-dir "$T/missing" -p "$T/x" "$T/sim.reads.fq"
+    [ "$(stat_of s spilled_bytes)" -gt 0 ] && [ -z "$(ls -A "$T/tmp")" ]
+    # the spill is one file, never one per bin (there are hundreds) or part:
+    # the outputs, the reads and a few more descriptors are enough
+    run bash -c "ulimit -n 20 && exec '$SEQGPU' scc -q -t 2 --max-memory 20M --tmp-dir '$T/tmp' -p '$T/u' '$T/sim.reads.fq'"
+    assert_success
+    same_outputs "$T/one" "$T/u"
+    # a folder that cannot take the file: exit 1, naming it; no outputs
+    run seqgpu scc -q -t 2 --max-memory 20M --tmp-dir "$T/missing" -p "$T/x" "$T/sim.reads.fq"
     assert_failure 1
     assert_output --partial "'$T/missing'"
     assert_output --partial "--tmp-dir"
     [ ! -e "$T/x.repeats.tsv" ]
-    run seqgpu scc --max-memory 0 x.fq
+    run seqgpu scc -t 2 --max-memory 0 x.fq
     assert_failure 1
     assert_output --partial "invalid --max-memory"
     # below a megabyte nothing fits: refused, not taken as no limit or failed later
     for m in 1 1k 100k 1023k; do
-        run seqgpu scc --max-memory $m -p "$T/x" "$T/sim.reads.fq"
+        run seqgpu scc -t 2 --max-memory $m -p "$T/x" "$T/sim.reads.fq"
         assert_failure 1
         assert_output --partial "invalid --max-memory '$m' (bytes, 1M or more"
     done
-    run seqgpu scc -q --max-memory 1T -p "$T/x" "$T/sim.reads.fq"
+    # more threads need more: the least grows with them
+    run seqgpu scc -t 1 --max-memory 1M -p "$T/x" "$T/sim.reads.fq"
+    one=$(printf '%s\n' "$output" | sed -n 's/.*give --max-memory \([0-9]*\)M or more.*/\1/p')
+    run seqgpu scc -t 16 --max-memory 1M -p "$T/x" "$T/sim.reads.fq"
+    sixteen=$(printf '%s\n' "$output" | sed -n 's/.*give --max-memory \([0-9]*\)M or more.*/\1/p')
+    [ -n "$one" ] && [ "$sixteen" -gt "$one" ] || fail "least of 1 thread $one, of 16 $sixteen"
+    run seqgpu scc -q -t 2 --max-memory 1T -p "$T/x" "$T/sim.reads.fq"
     assert_success
     # a folder that cannot take the spill is refused before the reads are read
     run seqgpu scc --tmp-dir "$T/sim.reads.fq" -p "$T/x" "$T/sim.reads.fq"
     assert_failure 1
     assert_output --partial "--tmp-dir '$T/sim.reads.fq' is not a folder"
-    # a pipe is read once: no passes, and the run says so
-    run bash -c "cat '$T/sim.reads.fq' | '$SEQGPU' scc --max-memory 1M -p '$T/x' -"
-    assert_success
-    assert_output --partial "can be read only once"
+}
+
+@test "scc --max-memory: a full or corrupted --tmp-dir in the middle of a run is an error naming it; no output left" {
+    sim 6
+    mkdir "$T/tmp"
+    # full: a file-size limit stops the spill's writes (the outputs are written only after it)
+    run seqgpu scc -t 2 --max-memory 1M -p "$T/x" "$T/sim.reads.fq"
+    least=$(printf '%s\n' "$output" | sed -n 's/.*give --max-memory \([0-9]*M\) or more.*/\1/p')
+    run bash -c "trap '' XFSZ; ulimit -f 256 && exec '$SEQGPU' scc -q -t 2 --max-memory $least --tmp-dir '$T/tmp' -p '$T/f' '$T/sim.reads.fq'"
+    assert_failure 2
+    assert_output --partial "cannot write the k-mers beyond --max-memory to --tmp-dir '$T/tmp'"
+    [ -z "$(ls -A "$T" | grep -e '^f\.' -e '^\.seqgpu')" ] || fail "left: $(ls -A "$T")"
+    [ -z "$(ls -A "$T/tmp")" ]
+    # and on a file system that runs out of room, where the test may mount one
+    mkdir -p "$T/small"
+    if mount -t tmpfs -o size=1m tmpfs "$T/small" 2> /dev/null; then
+        run seqgpu scc -q -t 2 --max-memory $least --tmp-dir "$T/small" -p "$T/f" "$T/sim.reads.fq"
+        st=$status
+        left=$(ls -A "$T/small")
+        umount "$T/small"
+        [ "$st" -eq 2 ] || fail "exit $st: $output"
+        assert_output --partial "No space left on device"
+        [ -z "$left" ] || fail "left in the full folder: $left"
+    fi
+    # corrupted: the run's temporary file changed under it, while it waits for the rest of its input
+    mkfifo "$T/in.fq"
+    "$SEQGPU" scc -q -t 2 --max-memory $least --tmp-dir "$T/tmp" -p "$T/c" "$T/in.fq" 2> "$T/corrupt.err" &
+    pid=$!
+    exec 7> "$T/in.fq"
+    lines=$(wc -l < "$T/sim.reads.fq")
+    head -n $((lines / 16 * 12)) "$T/sim.reads.fq" >&7
+    spill=""
+    for i in $(seq 100); do
+        for fd in /proc/$pid/fd/*; do
+            case $(readlink "$fd") in "$T/tmp/"*) [ -s "$fd" ] && spill=$fd ;; esac
+        done
+        [ -n "$spill" ] && break
+        sleep 0.1
+    done
+    [ -n "$spill" ] || { exec 7>&-; wait $pid; fail "no temporary file appeared"; }
+    printf 'not the k-mers that were written' | dd of="$spill" bs=1 seek=100 conv=notrunc 2> /dev/null
+    tail -n +$((lines / 16 * 12 + 1)) "$T/sim.reads.fq" >&7
+    exec 7>&-
+    st=0
+    wait $pid || st=$?
+    [ "$st" -eq 2 ] || fail "exit $st: $(cat "$T/corrupt.err")"
+    grep -q "spilled to --tmp-dir '$T/tmp' came back changed (checksum)" "$T/corrupt.err" || fail "$(cat "$T/corrupt.err")"
+    [ -z "$(ls -A "$T" | grep -e '^c\.' -e '^\.seqgpu')" ] || fail "left: $(ls -A "$T")"
 }
 
 @test "scc --counts: parts of different runs, a part missing or given twice are refused" {
@@ -182,6 +281,17 @@ PY
     assert_failure 1
     assert_output --partial "is not a seqgpu k-mer counts file"
     [ ! -e "$T/o.repeats.tsv" ]
+}
+
+@test "scc --counts: more parts than the open-file limit are read one at a time, and equal one run" {
+    local reads=$ROOT/examples/tandem_reads.fq.gz
+    seqgpu scc -q --write-graph "$T/one.whole.gfa" -p "$T/one" "$reads"
+    [ "$(wc -l < "$T/one.repeats.tsv")" -gt 1 ] || fail "no repeats to compare"
+    parts 80 "$T/p" -- "$reads"
+    run bash -c "ulimit -n 40 && exec '$SEQGPU' scc -q --counts --write-graph '$T/m.whole.gfa' -p '$T/m' '$T'/p.*.counts"
+    assert_success
+    same_outputs "$T/one" "$T/m"
+    cmp "$T/one.whole.gfa" "$T/m.whole.gfa"
 }
 
 @test "scc --counts: a truncated or damaged counts file is an error naming it, never a crash" {

@@ -64,6 +64,18 @@ use_backend() {
     fi
 }
 
+# gpu_backends: the GPU backends that are here (one that SEQGPU_REQUIRE names and is absent fails)
+gpu_backends() {
+    local be why
+    for be in cuda opencl; do
+        if why=$(backend_absent $be); then
+            backend_required $be && fail "SEQGPU_REQUIRE names $be, but $why"
+            continue
+        fi
+        echo $be
+    done
+}
+
 # same_as_cpu BACKEND MOTIFS INPUT [options...]: BACKEND's output equals the cpu backend's
 same_as_cpu() {
     local be=$1 motifs=$2 input=$3
@@ -81,14 +93,15 @@ pieces_same_as_cpu() {
     local be=$1 lim
     $REF gen --seed 21 --records 8 --max-len 20000 > "$T/g.fa"
     printf 'ry\tRY\nn4\tNNNN\naa\tAA\neco\tGAATTC\n' > "$T/m.tsv"
+    printf 'ry\tRYRY\nn4\tNNNN\naa\tAAAA\nga\tGAAT\n' > "$T/p.tsv" # next to a PAM: one length
     for lim in 7,100 1000,100000; do
         export SEQGPU_FIND_HITS=${lim%%,*} SEQGPU_FIND_TEXT=${lim#*,}
         same_as_cpu "$be" "$T/m.tsv" "$T/g.fa"
         same_as_cpu "$be" "$T/m.tsv" "$T/g.fa" -F count --chunk-size 3000
-        same_as_cpu "$be" "$T/m.tsv" "$T/g.fa" -F tsv -M 1 --pam NGG
+        same_as_cpu "$be" "$T/p.tsv" "$T/g.fa" -F tsv -M 1 --pam NGG
     done
     unset SEQGPU_FIND_HITS SEQGPU_FIND_TEXT
-    seqgpu find -q -b cpu -F tsv -M 1 --pam NGG -f "$T/m.tsv" "$T/g.fa" | cmp -s - "$T/$be" ||
+    seqgpu find -q -b cpu -F tsv -M 1 --pam NGG -f "$T/p.tsv" "$T/g.fa" | cmp -s - "$T/$be" ||
         fail "in pieces, the output differs from one piece a chunk"
 }
 

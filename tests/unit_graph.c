@@ -173,6 +173,7 @@ static sg_kmer_table_t *count_file(const char *path, int k, size_t block, int n_
     sg_chunker_push(&ck, NULL, add_chunk, &a);
     sg_chunker_free(&ck);
     sg_reader_free(rd);
+    CHECK(a.t->finish(a.t) == 0, "finish: %s", a.t->err);
     return a.t;
 }
 

@@ -69,7 +69,7 @@ static int compare(chunks_t *cs, int k, size_t batch, uint32_t min, int threads,
     sg_kmer_table_t *gpu = table_new("cuda", k, batch);
     if (!gpu) return 0;
     sg_kmer_table_t *cpu = table_new("cpu", k, batch);
-    add_all(cpu, cs, 1);
+    CHECK(add_all(cpu, cs, 1) == 0 && cpu->finish(cpu) == 0, "%s: cpu counting failed: %s", what, cpu->err);
     int ok = 1;
     CHECK(add_all(gpu, cs, threads) == 0 && gpu->finish(gpu) == 0, "%s: counting failed: %s", what, gpu->err);
     uint64_t hc[BINS], hg[BINS];

@@ -36,7 +36,7 @@ static void build(chunks_t *cs, int k, uint32_t min, int n_add, int n_unitig_thr
         pthread_create(&tid[i], NULL, add_worker, &jobs[i]);
     }
     for (int i = 0; i < n_add; i++) pthread_join(tid[i], NULL);
-    CHECK(t->filter(t, min) == 0 && t->unitigs(t, g) == 0, "filter, unitigs");
+    CHECK(t->finish(t) == 0 && t->filter(t, min) == 0 && t->unitigs(t, g) == 0, "finish, filter, unitigs");
     t->free(t);
 }
 

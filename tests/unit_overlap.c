@@ -407,18 +407,73 @@ static void test_period(void)
         free(arr);
         free(u);
     }
-    /* reads of unique sequence: no tandem period (their few chance repeats
-     * lie at any distance: once a short period's tolerance covered them all) */
+    /* reads of unique sequence: no period (their few chance repeats lie at
+     * any distance: once a short period's tolerance covered them all); nor
+     * in sequence as a genome's is, with homopolymers up to 20 bases,
+     * microsatellites of 20 to 60 bases and a diverged 300-base family
+     * with its poly-A tail (period 1 divides every distance; one of 18
+     * bases was called an array of 14,728 copies) */
+    char *family = random_seq(300);
     for (int trial = 0; trial < 30; trial++) {
-        char *reads[10];
-        uint32_t lens[10];
-        for (int i = 0; i < 10; i++) reads[i] = random_seq(lens[i] = 8000);
+        char *reads[14];
+        uint32_t lens[14];
+        for (int i = 0; i < 14; i++) {
+            char *r = reads[i] = random_seq(lens[i] = 10000);
+            for (uint32_t at = unit_below(400); trial % 2 && at + 400 < lens[i]; at += 300 + unit_below(700)) {
+                int what = unit_below(3), n = 13 + unit_below(8);
+                if (what == 0) memset(r + at, "ACGT"[unit_below(4)], n); /* a homopolymer */
+                else if (what == 1) {                                     /* a microsatellite */
+                    int u = 2 + unit_below(3), len = 20 + unit_below(41);
+                    for (int j = u; j < len; j++) r[at + j] = r[at + j - u];
+                } else { /* the family, 12% diverged, and its tail */
+                    size_t m;
+                    char *c = with_errors(family, 300, 0.12, &m);
+                    memcpy(r + at, c, m < 300 ? m : 300);
+                    memset(r + at + 300, 'A', 20);
+                    free(c);
+                }
+            }
+            if (trial % 3 == 2) { /* as reads of 97% */
+                size_t m;
+                char *e = with_errors(r, lens[i], 0.03, &m);
+                free(r);
+                reads[i] = e;
+                lens[i] = (uint32_t)m;
+            }
+        }
         sg_period_t per;
-        sg_period_find((const char *const *)reads, lens, 10, &per);
-        CHECK(!per.tandem, "unique sequence, trial %d: period %u, support %.2f", trial, per.period, per.support);
+        sg_period_find((const char *const *)reads, lens, 14, &per);
+        CHECK(!per.tandem && !per.period && !per.unit[0], "unique sequence, trial %d: %s, period %u, unit %.20s, support %.2f, share %.3f",
+              trial, per.tandem ? "tandem" : "complex", per.period, per.unit, per.support, per.share);
         sg_period_free(&per);
-        for (int i = 0; i < 10; i++) free(reads[i]);
+        for (int i = 0; i < 14; i++) free(reads[i]);
     }
+    free(family);
+    /* an array of period 40 in such reads, 4 kb of each: found; and where it lies */
+    char *u40 = random_seq(40);
+    for (int trial = 0; trial < 5; trial++) {
+        char *reads[14];
+        uint32_t lens[14];
+        for (int i = 0; i < 14; i++) {
+            char *r = reads[i] = random_seq(lens[i] = 10000);
+            for (uint32_t at = 100; at + 100 < lens[i]; at += 700) memset(r + at, 'A', 18);
+            char *arr = tandem(u40, 4000, 0.02);
+            memcpy(r + 3000, arr, 4000);
+            free(arr);
+        }
+        sg_period_t per;
+        sg_period_find((const char *const *)reads, lens, 14, &per);
+        CHECK(per.period == 40 && !per.tandem && per.share > 0.35 && per.share < 0.45,
+              "a 4 kb array of period 40 in reads of 10 kb, trial %d: %s, period %u, share %.3f", trial,
+              per.tandem ? "tandem" : "complex", per.period, per.share);
+        sg_period_extent_t e;
+        sg_period_extent(reads[0], lens[0], 40, &e);
+        CHECK(e.start >= 2900 && e.start <= 3100 && e.end >= 6900 && e.end <= 7100 && e.longest >= 3800,
+              "the array at 3000-7000: %u-%u, longest %u", e.start, e.end, e.longest);
+        sg_period_free(&per);
+        for (int i = 0; i < 14; i++) free(reads[i]);
+    }
+    free(u40);
 }
 
 /* sg_paf_write's lines are printf's, byte for byte: random overlaps, and

@@ -57,11 +57,16 @@ static void test_plain_lines(void)
     sg_info("a message");
     sg_progress_stage("unitigs", 0);
     nap(0.25);
+    sg_progress_stage_bases("overlapping", 8000000); /* bases, added from any thread */
+    sg_progress_add(1500000);
+    sg_progress_add(500000);
+    nap(0.25);
     sg_progress_stop();
     restore_stderr(old);
     slurp(fd, 1, buf, sizeof buf);
     close(fd);
     CHECK(strstr(buf, "[seqgpu test] counting k-mers: 1.0 MB of 4.0 MB (25%), "), "%s", buf);
+    CHECK(strstr(buf, "[seqgpu test] overlapping: 2.0 Mb of 8.0 Mb (25%), ") && strstr(buf, " Mb/s, ETA "), "%s", buf);
     CHECK(strstr(buf, " MB/s, ETA "), "%s", buf);
     CHECK(strstr(buf, "\n[seqgpu test] a message\n"), "%s", buf);
     CHECK(strstr(buf, "[seqgpu test] unitigs: 0 s\n"), "%s", buf);

@@ -24,10 +24,11 @@ workflow {
     SEQGPU_FIND(genomes, file(params.motifs, checkIfExists: true), [])
     SEQGPU_SCC(reads)
 
-    SEQGPU_FIND.out.versions
-        .mix(SEQGPU_SCC.out.versions)
+    // every task's versions, sent to the versions topic by eval()
+    channel.topic('versions')
         .unique()
-        .collectFile(name: 'software_versions.yml', storeDir: "${params.outdir}/pipeline_info")
+        .map { process, tool, version -> "${process.tokenize(':').last()}:\n    ${tool}: ${version}\n" }
+        .collectFile(name: 'software_versions.yml', storeDir: "${params.outdir}/pipeline_info", sort: true)
 
     // the MultiQC custom content of every task (hits per motif, k-mer
     // spectra, repeats), gathered for `multiqc results/multiqc`

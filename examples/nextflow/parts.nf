@@ -3,13 +3,14 @@
  * seqgpu runs cut into parts that tasks run apart, then put together: the
  * gathered outputs are one run's, byte for byte.
  *
- *   find: each genome made BGZF with its .fai/.gzi once (FAIDX), scanned in
- *         N parts, each the I-th of N ranges of its bases (--part I/N, seeking
- *         through the index), and the parts' BGZF BED files concatenated in
- *         order and indexed (GATHER_BED).
+ *   find: each genome made BGZF (BGZIP) and indexed with samtools faidx
+ *         (SAMTOOLS_FAIDX, nf-core's module interface: its .fai and .gzi),
+ *         scanned in N parts, each the I-th of N ranges of its bases
+ *         (SEQGPU_FIND with meta.part 'I/N', seeking through the index), and
+ *         the parts' BGZF BED files concatenated in order and indexed (GATHER_BED).
  *   scc:  each read set counted in N parts, each the k-mers of hash part I
- *         (--part I/N --counts-out, about 1/N of the memory), and the N
- *         counts files made into the graph, SCCs and report (--counts).
+ *         (SEQGPU_SCCCOUNT, about 1/N of the memory), and the N counts files
+ *         made into the graph, SCCs and report (SEQGPU_SCCMERGE).
  *
  *   nextflow run examples/nextflow/parts.nf -profile conda --parts 7
  *   nextflow run examples/nextflow/parts.nf --genomes 'g/*.fa.gz' --reads 'r/*.fq.gz' --parts 16
@@ -19,11 +20,12 @@
  */
 nextflow.enable.dsl = 2
 
-include { FAIDX                        } from './modules/local/faidx/main'
-include { GATHER_BED                   } from './modules/local/gather_bed/main'
-include { SEQGPU_FIND                  } from './modules/seqgpu/find/main'
-include { SEQGPU_SCC                   } from './modules/seqgpu/scc/main'
-include { SEQGPU_SCC as SEQGPU_SCC_ALL } from './modules/seqgpu/scc/main'
+include { BGZIP           } from './modules/local/bgzip/main'
+include { SAMTOOLS_FAIDX  } from './modules/local/samtools_faidx/main'
+include { GATHER_BED      } from './modules/local/gather_bed/main'
+include { SEQGPU_FIND     } from './modules/seqgpu/find/main'
+include { SEQGPU_SCCCOUNT } from './modules/seqgpu/scccount/main'
+include { SEQGPU_SCCMERGE } from './modules/seqgpu/sccmerge/main'
 
 params.genomes = "${projectDir}/../lambda_virus.fa.gz"
 params.reads   = "${projectDir}/../tandem_reads.fq.gz"
@@ -50,16 +52,18 @@ def unique_ids(ch, what) {
 
 workflow {
     def n = params.parts as int
-    genomes = unique_ids(Channel.fromPath(params.genomes, checkIfExists: true).map { f -> [ [ id: f.simpleName ], f ] }, 'genomes')
-    reads   = unique_ids(Channel.fromPath(params.reads, checkIfExists: true).map { f -> [ [ id: f.simpleName ], f ] }, 'reads')
+    genomes = unique_ids(channel.fromPath(params.genomes, checkIfExists: true).map { f -> [ [ id: f.simpleName ], f ] }, 'genomes')
+    reads   = unique_ids(channel.fromPath(params.reads, checkIfExists: true).map { f -> [ [ id: f.simpleName ], f ] }, 'reads')
 
-    // find: scatter over ranges of the bases, gather in order
-    FAIDX(genomes)
-    scattered = FAIDX.out.indexed
-        .combine(Channel.of(1..n))
-        .multiMap { meta, fasta, index, i ->
+    // find: the genome as BGZF and its index, then a scatter over ranges of the bases, gathered in order
+    BGZIP(genomes)
+    SAMTOOLS_FAIDX(BGZIP.out.fasta.map { meta, fasta -> [ meta, fasta, [] ] }, false)
+    indexed = BGZIP.out.fasta.join(SAMTOOLS_FAIDX.out.fai).join(SAMTOOLS_FAIDX.out.gzi)
+    scattered = indexed
+        .combine(channel.of(1..n))
+        .multiMap { meta, fasta, fai, gzi, i ->
             sequences: [ part_meta(meta, i, n), fasta ]
-            index: index
+            index: [ fai, gzi ]
         }
     SEQGPU_FIND(scattered.sequences, file(params.motifs, checkIfExists: true), scattered.index)
     GATHER_BED(
@@ -68,16 +72,16 @@ workflow {
             .groupTuple(size: n)
             .map { id, parts -> [ [ id: id ], in_order(parts).collect { it[1] } ] })
 
-    // scc: scatter over hash parts of the k-mers, gather the counts
-    SEQGPU_SCC(reads.combine(Channel.of(1..n)).map { meta, f, i -> [ part_meta(meta, i, n), f ] })
-    SEQGPU_SCC_ALL(
-        SEQGPU_SCC.out.counts
+    // scc: a scatter over hash parts of the k-mers, the counts gathered
+    SEQGPU_SCCCOUNT(reads.combine(channel.of(1..n)).map { meta, f, i -> [ part_meta(meta, i, n), f ] })
+    SEQGPU_SCCMERGE(
+        SEQGPU_SCCCOUNT.out.counts
             .map { meta, counts -> [ meta.sample, [ meta, counts ] ] }
             .groupTuple(size: n)
-            .map { id, parts -> [ [ id: id, counts: true ], in_order(parts).collect { it[1] } ] })
+            .map { id, parts -> [ [ id: id ], in_order(parts).collect { it[1] } ] })
 
-    FAIDX.out.versions
-        .mix(SEQGPU_FIND.out.versions, GATHER_BED.out.versions, SEQGPU_SCC.out.versions, SEQGPU_SCC_ALL.out.versions)
+    channel.topic('versions')
         .unique()
-        .collectFile(name: 'software_versions.yml', storeDir: "${params.outdir}/pipeline_info")
+        .map { process, tool, version -> "${process.tokenize(':').last()}:\n    ${tool}: ${version}\n" }
+        .collectFile(name: 'software_versions.yml', storeDir: "${params.outdir}/pipeline_info", sort: true)
 }

@@ -6,9 +6,9 @@ process GATHER_BED {
     label 'process_single'
 
     conda "bioconda::samtools=1.21"
-    container "${ workflow.containerEngine == 'singularity' && !task.ext.singularity_pull_docker_container ?
+    container "${ workflow.containerEngine in ['singularity', 'apptainer'] && !task.ext.singularity_pull_docker_container ?
         'https://depot.galaxyproject.org/singularity/samtools:1.21--h50ea8bc_0' :
-        'biocontainers/samtools:1.21--h50ea8bc_0' }"
+        'quay.io/biocontainers/samtools:1.21--h50ea8bc_0' }"
 
     input:
     tuple val(meta), path(beds)
@@ -16,7 +16,7 @@ process GATHER_BED {
     output:
     tuple val(meta), path("${prefix}.bed.gz")    , emit: bed
     tuple val(meta), path("${prefix}.bed.gz.tbi"), emit: tbi
-    path "versions.yml"                          , emit: versions
+    tuple val("${task.process}"), val('tabix'), eval("tabix --version | sed -n '1s/^tabix (htslib) //p'"), topic: versions, emit: versions_tabix
 
     when:
     task.ext.when == null || task.ext.when
@@ -26,10 +26,5 @@ process GATHER_BED {
     """
     cat ${beds} > ${prefix}.bed.gz
     tabix --preset bed ${prefix}.bed.gz
-
-    cat <<-END_VERSIONS > versions.yml
-    "${task.process}":
-        tabix: \$(tabix --version | sed -n '1s/^tabix (htslib) //p')
-    END_VERSIONS
     """
 }

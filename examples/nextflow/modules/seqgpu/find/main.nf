@@ -5,12 +5,13 @@ process SEQGPU_FIND {
     // (e.g. in a 'gpu' profile); the script reads task.accelerator
     label 'process_gpu'
 
-    conda "${moduleDir}/environment.yml"
-    // the CUDA build of the bioconda package runs on machines without a GPU
-    // too (the CUDA runtime is linked in statically; no driver, the cpu backend)
-    container "${ workflow.containerEngine == 'singularity' && !task.ext.singularity_pull_docker_container ?
-        'https://depot.galaxyproject.org/singularity/seqgpu:0.1.0--cuda126_100' :
-        'biocontainers/seqgpu:0.1.0--cuda126_100' }"
+    conda "${ task.accelerator ? "${moduleDir}/environment.gpu.yml" : "${moduleDir}/environment.yml" }"
+    // cpu tasks: bioconda's image of the package; GPU tasks: the package with
+    // ocl-icd-system (environment.gpu.yml). The build part of each tag
+    // (PENDING) is written in once bioconda has built the release.
+    container "${ workflow.containerEngine in ['singularity', 'apptainer'] && !task.ext.singularity_pull_docker_container ?
+        (task.accelerator ? 'oras://community.wave.seqera.io/library/seqgpu_ocl-icd-system:PENDING' : 'https://depot.galaxyproject.org/singularity/seqgpu:0.1.0--hPENDING_0') :
+        (task.accelerator ? 'community.wave.seqera.io/library/seqgpu_ocl-icd-system:PENDING' : 'quay.io/biocontainers/seqgpu:0.1.0--hPENDING_0') }"
 
     input:
     tuple val(meta), path(sequences)
@@ -18,11 +19,11 @@ process SEQGPU_FIND {
     path index
 
     output:
-    tuple val(meta), path("${prefix}.bed.gz")        , emit: bed
-    tuple val(meta), path("${prefix}.bed.gz.tbi")    , emit: tbi, optional: true
-    tuple val(meta), path("${prefix}.stats.json")    , emit: stats
-    tuple val(meta), path("${prefix}.stats_mqc.json"), emit: multiqc
-    path "versions.yml"                              , emit: versions
+    tuple val(meta), path("${prefix}.bed.gz")    , emit: bed
+    tuple val(meta), path("${prefix}.bed.gz.tbi"), emit: tbi, optional: true
+    tuple val(meta), path("${prefix}.json")      , emit: stats
+    tuple val(meta), path("${prefix}_mqc.json")  , emit: multiqc
+    tuple val("${task.process}"), val('seqgpu'), eval("seqgpu --version | sed 's/^seqgpu //'"), topic: versions, emit: versions_seqgpu
 
     when:
     task.ext.when == null || task.ext.when
@@ -36,23 +37,18 @@ process SEQGPU_FIND {
     // a part of a scattered run (meta.part 'I/N', parts.nf): it seeks to its
     // range of the bases through the index staged beside the sequences; the
     // parts' BED files, concatenated in order, are one run's, indexed there
-    def part = meta.part ? "--part ${meta.part}" : '--index'
+    def part = meta.part ? "--part ${meta.part}" : '--write-index'
     """
     seqgpu find \\
         --threads ${task.cpus} \\
         ${backend} \\
         --progress \\
         --motif-file ${motifs} \\
-        --stats ${prefix}.stats.json \\
+        --stats ${prefix}.json \\
         --output ${prefix}.bed.gz \\
         ${part} \\
         ${args} \\
         ${sequences}
-
-    cat <<-END_VERSIONS > versions.yml
-    "${task.process}":
-        seqgpu: \$(seqgpu --version | sed 's/^seqgpu //')
-    END_VERSIONS
     """
 
     stub:
@@ -60,12 +56,7 @@ process SEQGPU_FIND {
     """
     echo | gzip -n > ${prefix}.bed.gz
     touch ${prefix}.bed.gz.tbi
-    echo '{}' > ${prefix}.stats.json
-    echo '{}' > ${prefix}.stats_mqc.json
-
-    cat <<-END_VERSIONS > versions.yml
-    "${task.process}":
-        seqgpu: \$(seqgpu --version | sed 's/^seqgpu //')
-    END_VERSIONS
+    echo '{}' > ${prefix}.json
+    echo '{}' > ${prefix}_mqc.json
     """
 }

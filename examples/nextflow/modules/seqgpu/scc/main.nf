@@ -1,3 +1,5 @@
+// seqgpu scc on a read set (FASTA/FASTQ files, one sample) or a GFA graph:
+// the repeats, their graph, units, components, pictures and MultiQC files.
 process SEQGPU_SCC {
     tag "$meta.id"
     label 'process_medium'
@@ -5,26 +7,26 @@ process SEQGPU_SCC {
     // (e.g. in a 'gpu' profile); the script reads task.accelerator
     label 'process_gpu'
 
-    conda "${moduleDir}/environment.yml"
-    // the CUDA build of the bioconda package runs on machines without a GPU
-    // too (the CUDA runtime is linked in statically; no driver, the cpu backend)
-    container "${ workflow.containerEngine == 'singularity' && !task.ext.singularity_pull_docker_container ?
-        'https://depot.galaxyproject.org/singularity/seqgpu:0.1.0--cuda126_100' :
-        'biocontainers/seqgpu:0.1.0--cuda126_100' }"
+    conda "${ task.accelerator ? "${moduleDir}/environment.gpu.yml" : "${moduleDir}/environment.yml" }"
+    // cpu tasks: bioconda's image of the package; GPU tasks: the package with
+    // ocl-icd-system (environment.gpu.yml). The build part of each tag
+    // (PENDING) is written in once bioconda has built the release.
+    container "${ workflow.containerEngine in ['singularity', 'apptainer'] && !task.ext.singularity_pull_docker_container ?
+        (task.accelerator ? 'oras://community.wave.seqera.io/library/seqgpu_ocl-icd-system:PENDING' : 'https://depot.galaxyproject.org/singularity/seqgpu:0.1.0--hPENDING_0') :
+        (task.accelerator ? 'community.wave.seqera.io/library/seqgpu_ocl-icd-system:PENDING' : 'quay.io/biocontainers/seqgpu:0.1.0--hPENDING_0') }"
 
     input:
     tuple val(meta), path(reads)
 
     output:
-    tuple val(meta), path("${prefix}.repeats.tsv")   , emit: repeats, optional: true
-    tuple val(meta), path("${prefix}.gfa")           , emit: gfa, optional: true
-    tuple val(meta), path("${prefix}.units.fa")      , emit: units, optional: true
-    tuple val(meta), path("${prefix}.components.tsv"), emit: components, optional: true
-    tuple val(meta), path("${prefix}.counts")        , emit: counts, optional: true
-    tuple val(meta), path("${prefix}.*.svg")         , emit: svg, optional: true
-    tuple val(meta), path("${prefix}.*_mqc.*")       , emit: multiqc, optional: true
-    tuple val(meta), path("${prefix}.stats.json")    , emit: stats
-    path "versions.yml"                              , emit: versions
+    tuple val(meta), path("${prefix}.repeats.tsv")   , emit: repeats
+    tuple val(meta), path("${prefix}.gfa")           , emit: gfa
+    tuple val(meta), path("${prefix}.units.fa")      , emit: units
+    tuple val(meta), path("${prefix}.components.tsv"), emit: components
+    tuple val(meta), path("${prefix}.*.svg")         , emit: svg
+    tuple val(meta), path("${prefix}.*_mqc.*")       , emit: multiqc
+    tuple val(meta), path("${prefix}.json")          , emit: stats
+    tuple val("${task.process}"), val('seqgpu'), eval("seqgpu --version | sed 's/^seqgpu //'"), topic: versions, emit: versions_seqgpu
 
     when:
     task.ext.when == null || task.ext.when
@@ -35,26 +37,15 @@ process SEQGPU_SCC {
     // a task without a GPU never touches one; with one, auto puts large
     // graphs on it (scc uses one device)
     def backend = task.accelerator ? '--backend auto --device 0' : '--backend cpu'
-    // scattered (parts.nf): a part (meta.part 'I/N') counts part I of the
-    // reads' k-mers into PREFIX.counts, and the gather (meta.counts) takes the
-    // N counts files as its reads: its report is one run's, byte for byte
-    def part = meta.part ? "--part ${meta.part} --counts-out ${prefix}.counts" : "--prefix ${prefix}"
-    def counts = meta.counts ? '--counts' : ''
     """
     seqgpu scc \\
         --threads ${task.cpus} \\
         ${backend} \\
         --progress \\
-        --stats ${prefix}.stats.json \\
-        ${part} \\
-        ${counts} \\
+        --stats ${prefix}.json \\
+        --prefix ${prefix} \\
         ${args} \\
         ${reads}
-
-    cat <<-END_VERSIONS > versions.yml
-    "${task.process}":
-        seqgpu: \$(seqgpu --version | sed 's/^seqgpu //')
-    END_VERSIONS
     """
 
     stub:
@@ -68,11 +59,6 @@ process SEQGPU_SCC {
     touch ${prefix}.repeats.svg
     echo '{}' > ${prefix}.spectrum_mqc.json
     touch ${prefix}.repeats_mqc.tsv
-    echo '{}' > ${prefix}.stats.json
-
-    cat <<-END_VERSIONS > versions.yml
-    "${task.process}":
-        seqgpu: \$(seqgpu --version | sed 's/^seqgpu //')
-    END_VERSIONS
+    echo '{}' > ${prefix}.json
     """
 }
