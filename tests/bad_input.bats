@@ -325,6 +325,26 @@ PY
         cmp -s "$T/want.sum" "$T/got.sum" || fail "--summary differs in pieces: $(diff "$T/want.sum" "$T/got.sum")"
         assert_equal "$(stat_of "$T/got.json" hits)" "$(stat_of "$T/want.json" hits)"
     done
+    # bulge sites (a rank each variant), Cas-OFFinder 3's rows, scores, every alignment, counts by file, and
+    # --guide-summary, whose sums add the sites in output order however the chunks are cut into pieces
+    python3 "$ROOT/tests/ref_offtarget.py" gen --seed 62 --records 6 --length 8000 --guides 4 --max-mm 4 --bulges 1 \
+        "$T/b.fa" "$T/guides"
+    local args
+    for args in "-F tsv --score cfd" "-F bed" "-F count --by-file" "-F casoffinder3 --all-alignments --score cfd,mit"; do
+        # shellcheck disable=SC2086 # args are words
+        seqgpu find -q -M 5 --pam NRG --dna-bulge 1 --rna-bulge 1 $args -f "$T/guides" --guide-summary "$T/want_mqc.tsv" \
+            "$T/b.fa" > "$T/want" || fail "bulges $args failed"
+        # shellcheck disable=SC2086
+        SEQGPU_FIND_HITS=1 SEQGPU_FIND_TEXT=1 "$SEQGPU" find -q -t 2 --chunk-size 700 -M 5 --pam NRG --dna-bulge 1 \
+            --rna-bulge 1 $args -f "$T/guides" --guide-summary "$T/got_mqc.tsv" "$T/b.fa" > "$T/got" ||
+            fail "bulges $args failed in pieces"
+        cmp -s "$T/want" "$T/got" || { diff "$T/want" "$T/got" | head; fail "bulges $args differ in pieces"; }
+        cmp -s "$T/want_mqc.tsv" "$T/got_mqc.tsv" ||
+            fail "--guide-summary differs in pieces: $(diff "$T/want_mqc.tsv" "$T/got_mqc.tsv")"
+    done
+    grep -q '	DNA	' "$T/got" && grep -q '	RNA	' "$T/got" || fail "no bulge site in the test"
+    # the sums add several off-targets a guide (the order of their sum counts)
+    [ "$(awk -F'\t' '$1 == "g0" {print $(NF - 2)}' "$T/got_mqc.tsv")" -ge 3 ] || fail "few off-targets: $(cat "$T/got_mqc.tsv")"
     run env SEQGPU_FIND_HITS=lots "$SEQGPU" find -m GAATTC -o /dev/null "$T/g.fa"
     assert_success
     assert_output --partial "SEQGPU_FIND_HITS='lots' is not a size"

@@ -99,9 +99,11 @@ pieces_same_as_cpu() {
         same_as_cpu "$be" "$T/m.tsv" "$T/g.fa"
         same_as_cpu "$be" "$T/m.tsv" "$T/g.fa" -F count --chunk-size 3000
         same_as_cpu "$be" "$T/p.tsv" "$T/g.fa" -F tsv -M 1 --pam NGG
+        same_as_cpu "$be" "$T/p.tsv" "$T/g.fa" -F casoffinder3 -M 1 --pam NGG --dna-bulge 1 --rna-bulge 1
     done
     unset SEQGPU_FIND_HITS SEQGPU_FIND_TEXT
-    seqgpu find -q -b cpu -F tsv -M 1 --pam NGG -f "$T/p.tsv" "$T/g.fa" | cmp -s - "$T/$be" ||
+    seqgpu find -q -b cpu -F casoffinder3 -M 1 --pam NGG --dna-bulge 1 --rna-bulge 1 -f "$T/p.tsv" "$T/g.fa" |
+        cmp -s - "$T/$be" ||
         fail "in pieces, the output differs from one piece a chunk"
 }
 

@@ -381,7 +381,6 @@ static void test_kernel(void)
     }
 }
 
-#if defined(SG_HAVE_CUDA) || defined(SG_HAVE_OPENCL)
 /* The case as one chunk: its text, the first n bases owned. */
 static sg_chunk_t *case_chunk(const bulge_case_t *k)
 {
@@ -402,13 +401,20 @@ static sg_backend_t *open_backend(sg_backend_ctor ctor, const bulge_case_t *k)
     return r == 0 ? be : NULL;
 }
 
+/* The chunk's hits, scanned in three ranges of starts cut at random (as
+ * find's memory bound scans a chunk): a site belongs to the range that
+ * holds its start, whatever its anchor. */
 static void scan_chunk(sg_backend_t *be, const sg_chunk_t *c, sg_hits_t *out)
 {
-    CHECK(be->scan(be, c, 0, c->len, out) == 0, "%s: the scan failed", be->name);
+    size_t a = (size_t)unit_below((int)c->len + 1), b = (size_t)unit_below((int)c->len + 1);
+    const size_t cut[4] = {0, a < b ? a : b, a < b ? b : a, c->len};
+    for (int i = 0; i < 3; i++)
+        CHECK(be->scan(be, c, cut[i], cut[i + 1], out) == 0, "%s: the scan of %zu-%zu failed", be->name, cut[i],
+              cut[i + 1]);
     sg_hits_sort(out);
 }
 
-/* A GPU backend's bulge sites, chunk by chunk, against the brute force's
+/* A backend's bulge sites, chunk by chunk, against the brute force's
  * (the cases of test_kernel), and over big chunks of 2.5 Mb against the cpu
  * backend's (cuda: device windows of 1 Mb, with SEQGPU_CUDA_MEM_LIMIT, so
  * that sites lie across their seams) */
@@ -452,7 +458,9 @@ static void device_rounds(sg_backend_ctor ctor, int rounds, int big)
     }
     unsetenv("SEQGPU_CUDA_MEM_LIMIT");
 }
-#endif
+
+/* the cpu backend's, its chunks scanned in ranges */
+static void test_cpu_ranges(void) { device_rounds(sg_backend_cpu, 24, 0); }
 
 #ifdef SG_HAVE_CUDA
 static void test_cuda(void) { device_rounds(sg_backend_cuda, 24, 3); }
@@ -484,6 +492,7 @@ int main(void)
     RUN(test_rows);
     RUN(test_aligner);
     RUN(test_kernel);
+    RUN(test_cpu_ranges);
 #ifdef SG_HAVE_CUDA
     unit_needs("cuda", unit_cuda_absent());
     RUN(test_cuda);

@@ -126,7 +126,23 @@ static void test_tally_order(void)
             }
             CHECK(!memcmp(&run.mit_sum, &want, sizeof want) && !memcmp(&run.cfd_sum, &want, sizeof want),
                   "chunks cut at %d and %d: %.17g and %.17g, in order %.17g", cut, cut2, run.mit_sum, run.cfd_sum, want);
+        }    /* one chunk written in pieces (find's memory bound): each piece's sites merged as it goes, the list emptied */
+    for (int cut = 0; cut <= n; cut++) {
+        sg_guide_tally_t run, c;
+        memset(&run, 0, sizeof run);
+        memset(&c, 0, sizeof c);
+        for (int i = 0; i < n; i++) {
+            if (i == cut) sg_tally_merge(&run, &c);
+            sg_tally_site(&c, SG_BULGE_X, 1, mit[i], mit[i], "GG");
         }
+        sg_tally_merge(&run, &c);
+        CHECK(c.n_hit == 0 && c.sites[SG_BULGE_X][1] == 0, "a merged chunk is emptied");
+        CHECK(run.sites[SG_BULGE_X][1] == (uint64_t)n && run.counted == (uint64_t)n, "pieces cut at %d: %llu sites",
+              cut, (unsigned long long)run.counted);
+        CHECK(!memcmp(&run.mit_sum, &want, sizeof want), "pieces cut at %d: %.17g, in order %.17g", cut, run.mit_sum,
+              want);
+        sg_tally_free(&c);
+    }
 }
 
 static void test_applies(void)
