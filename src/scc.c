@@ -21,6 +21,7 @@
 #include "../formats/multiqc.h"
 #include "../formats/outfile.h"
 #include "../formats/seqio.h"
+#include "../formats/svg.h"
 #include "backend.h"
 #include "cli.h"
 #include "input.h"
@@ -28,6 +29,7 @@
 #include "progress.h"
 #include "scc_counts.h"
 #include "scc_coverage.h"
+#include "scc_loci.h"
 #include "scc_pictures.h"
 #include "scc_readset.h"
 #include "scc_repeats.h"
@@ -128,6 +130,7 @@ typedef struct {
     size_t max_memory;
     sg_devices_t devices;
     int k, k_given, threads, quiet, verbose, kw, kv, kt;
+    int assembly; /* --assembly */
     double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     double min_copies, min_identity;
     long min_count, min_overlap;
@@ -190,7 +193,7 @@ static size_t table_memory(const scc_opts_t *o)
 
 static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
 {
-    sg_graph_opts_t go = {.k = o->k, .min_copies = o->min_copies, .min_count = o->min_count,
+    sg_graph_opts_t go = {.k = o->k, .assembly = o->assembly, .min_copies = o->min_copies, .min_count = o->min_count,
                           .n_threads = o->threads, .devices = &o->devices, .tmp_dir = o->tmp_dir,
                           .inputs = o->inputs, .n_inputs = o->n_inputs, .read_block = READ_BLOCK,
                           .k_given = o->k_given, .min_overlap = (uint32_t)o->min_overlap,
@@ -363,17 +366,58 @@ static char *out_path(const char *prefix, const char *suffix, int plain)
     return p;
 }
 
+/* The loci of an assembly's repeats, and the repeats as the sums of their
+ * loci (report order and kind), when its sequence can be read again. */
+static int place_loci(const scc_opts_t *o, const scc_run_t *run, const sg_graph_t *g, const uint32_t *comp,
+                      sg_repeats_t *rp, sg_loci_t *loci)
+{
+    /* the sequence, also when its k-mers come from counts files */
+    char *const *in = run->builder->inputs ? run->builder->inputs : o->inputs;
+    const int n_in = run->builder->inputs ? run->builder->n_inputs : o->n_inputs;
+    for (int i = 0; i < n_in; i++)
+        if (!sg_input_rereadable(in[i]) || (o->counts && access(in[i], R_OK) != 0)) {
+            sg_warn("'%s' cannot be read again, so the repeats of the assembly are not placed: PREFIX.loci.bed holds "
+                    "its header alone; give the assembly as a file", in[i]);
+            return 0;
+        }
+    const sg_loci_opts_t lo = {.inputs = in, .n_inputs = n_in, .n_threads = o->threads, .read_block = READ_BLOCK,
+                               .n_view = SG_PICTURE_REPEATS};
+    int r = sg_loci_find(&lo, g, comp, rp, loci);
+    if (r == 0) rp->kind = SG_REPEATS_ASSEMBLY;
+    if (r == 0) sg_info("%zu loci of %u repeats in the assembly", loci->n, rp->n);
+    return r;
+}
+
 /* The pictures, and with --stats the MultiQC files, of a run's repeats and
  * of the histogram it ends up with (reads, or a GFA graph's depths). */
 static void write_pictures(const scc_opts_t *o, const scc_run_t *run, const sg_graph_t *g, const uint32_t *comp,
-                           const sg_repeats_t *rp, sg_outfile_t *spectrum, sg_outfile_t *pictures,
-                           sg_outfile_t *mqc_spectrum, sg_outfile_t *mqc_repeats, const char *sample)
+                           const sg_repeats_t *rp, const sg_loci_t *loci, sg_outfile_t *spectrum,
+                           sg_outfile_t *pictures, sg_outfile_t *landscape, sg_outfile_t *mqc_spectrum,
+                           sg_outfile_t *mqc_repeats, const char *sample)
 {
     /* the reads, also when their k-mers come from counts files: a run in parts draws one run's pictures */
     char *const *in = run->builder && run->builder->inputs ? run->builder->inputs : o->inputs;
     const int n_in = run->builder && run->builder->inputs ? run->builder->n_inputs : o->n_inputs;
-    const sg_repeat_drawing_t unitigs = {.draw = sg_draw_unitigs, .g = g, .comp = comp};
-    sg_repeats_svg(pictures->fp, rp, &unitigs, g->k, in, n_in);
+    /* what each panel shows: an assembly's loci, or what the graph holds */
+    sg_repeat_view_t view[SG_PICTURE_REPEATS];
+    uint32_t n_view = rp->n < SG_PICTURE_REPEATS ? rp->n : SG_PICTURE_REPEATS;
+    sg_repeat_views(g, comp, rp, n_view, view);
+    char b1[32], b2[32];
+    for (uint32_t i = 0; i < n_view && i < loci->n_view; i++) {
+        const sg_locus_view_t *lv = &loci->view[i];
+        memcpy(view[i].spectrum, lv->spectrum, (SG_SPECTRUM_MAX + 1) * sizeof *lv->spectrum);
+        view[i].cycles = 0;
+        if (!lv->seq) continue;
+        const sg_locus_t *l = &loci->l[lv->locus];
+        view[i].seq = lv->seq;
+        view[i].len = lv->len;
+        snprintf(view[i].where, sizeof view[i].where, "%s:%s-%s", loci->names[l->rec], sg_svg_count(l->start + 1, b1),
+                 sg_svg_count(l->end, b2));
+    }
+    const sg_repeat_pictures_t pics = {.g = g, .comp = comp, .view = view, .n_view = n_view};
+    sg_repeats_svg(pictures->fp, rp, &pics, g->k, in, n_in);
+    for (uint32_t i = 0; i < n_view; i++) free(view[i].spectrum);
+    sg_landscape_svg(landscape->fp, rp, g->k, in, n_in);
     if (mqc_repeats->fp) sg_mqc_repeats(mqc_repeats->fp, sample, rp);
     if (!spectrum->fp) return; /* the overlap graph: no k-mers counted */
     sg_spectrum_t sp;
@@ -436,7 +480,7 @@ int main_scc(int argc, char **argv)
 {
     enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT, OPT_PROGRESS,
            OPT_OVERLAPS, OPT_MIN_OVERLAP, OPT_MIN_IDENTITY, OPT_WRITE_OVERLAPS, OPT_MAX_MEMORY, OPT_TMP_DIR, OPT_PART,
-           OPT_COUNTS_OUT, OPT_COUNTS };
+           OPT_COUNTS_OUT, OPT_COUNTS, OPT_ASSEMBLY };
     static const struct option lopts[] = {
         {"min-copies", required_argument, NULL, OPT_MIN_COPIES}, {"min-count", required_argument, NULL, 'c'},
         {"edges", required_argument, NULL, OPT_EDGES},           {"write-graph", required_argument, NULL, OPT_WRITE_GRAPH},
@@ -451,7 +495,7 @@ int main_scc(int argc, char **argv)
         {"write-overlaps", required_argument, NULL, OPT_WRITE_OVERLAPS},
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY}, {"tmp-dir", required_argument, NULL, OPT_TMP_DIR},
         {"part", required_argument, NULL, OPT_PART},             {"counts-out", required_argument, NULL, OPT_COUNTS_OUT},
-        {"counts", no_argument, NULL, OPT_COUNTS},
+        {"counts", no_argument, NULL, OPT_COUNTS},               {"assembly", no_argument, NULL, OPT_ASSEMBLY},
         {NULL, 0, NULL, 0}};
     scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2,
                     .min_overlap = 2000, .min_identity = 0.8};
@@ -555,6 +599,10 @@ int main_scc(int argc, char **argv)
             break;
         case OPT_COUNTS_OUT: o.counts_out = optarg; break;
         case OPT_COUNTS: o.counts = 1; break;
+        case OPT_ASSEMBLY:
+            o.assembly = 1;
+            dbg_only = "--assembly";
+            break;
         case 'q': o.quiet = 1; break;
         case 'v': o.verbose = 1; break;
         case OPT_PROGRESS:
@@ -584,6 +632,10 @@ int main_scc(int argc, char **argv)
     o.inputs = argv + optind;
     o.n_inputs = argc - optind;
     if (o.edges && o.n_inputs) return usage_error("%s", "--edges takes the graph: give no other input");
+    if (o.assembly && (o.edges || o.counts_out))
+        return usage_error("%s", o.edges ? "--assembly takes an assembly's sequence, not a graph (--edges)"
+                                         : "--assembly goes with the run that writes the report (--counts), not a "
+                                           "part (--counts-out)");
     if (!o.edges && !o.n_inputs) {
         if (isatty(STDIN_FILENO)) return usage_error("%s", "no input given (reads, a GFA graph, or --edges FILE)");
         o.inputs = stdin_input;
@@ -627,18 +679,28 @@ int main_scc(int argc, char **argv)
                            "would be hidden files or folders)", o.prefix);
 
     enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_SPECTRUM, OUT_PICTURES, OUT_MQC_SPECTRUM, OUT_MQC_REPEATS,
-           OUT_GRAPH, OUT_STATS, OUT_COUNTS, OUT_OVERLAPS, N_OUT };
-    enum { N_PATHS = 8 };
+           OUT_LOCI, OUT_LANDSCAPE, OUT_LOCI_INDEX, OUT_GRAPH, OUT_STATS, OUT_COUNTS, OUT_OVERLAPS, N_OUT };
+    enum { N_PATHS = 11 };
     char *paths[N_PATHS] = {out_path(o.prefix, ".repeats.tsv", 0), out_path(o.prefix, ".gfa", 0),
                             out_path(o.prefix, ".units.fa", 0), out_path(o.prefix, ".components.tsv", 0),
                             out_path(o.prefix, ".spectrum.svg", 1), out_path(o.prefix, ".repeats.svg", 1),
-                            out_path(o.prefix, ".spectrum_mqc.json", 1), out_path(o.prefix, ".repeats_mqc.tsv", 1)};
+                            out_path(o.prefix, ".spectrum_mqc.json", 1), out_path(o.prefix, ".repeats_mqc.tsv", 1),
+                            out_path(o.prefix, ".loci.bed", 0), out_path(o.prefix, ".landscape.svg", 1),
+                            out_path(o.prefix, ".loci.bed", 0)};
+    if (prefix_gz(o.prefix)) { /* a compressed BED gets its tabix index */
+        free(paths[OUT_LOCI_INDEX]);
+        size_t len = strlen(paths[OUT_LOCI]) + 5;
+        paths[OUT_LOCI_INDEX] = sg_malloc(len);
+        snprintf(paths[OUT_LOCI_INDEX], len, "%s.tbi", paths[OUT_LOCI]);
+    }
     /* MultiQC's sample: the prefix's file name */
     char *sample = sg_strdup(base);
     sample[stem] = 0;
     const int report = !o.counts_out; /* a part's counts are all a --counts-out run writes */
     const int reads = report && !o.edges; /* outputs of a graph of reads (or a GFA graph) */
     const int overlap = !strcmp(o.graph, "overlap"); /* the overlap graph counts no k-mers: no spectrum */
+    /* loci: of the sequence's k-mers (a GFA graph, found out later, writes the header alone) */
+    const int with_loci = reads && !overlap;
     sg_outfile_t outs[N_OUT] = {
         {.what = "PREFIX.repeats.tsv", .path = !reads ? NULL : paths[0]},
         {.what = "PREFIX.gfa", .path = !reads ? NULL : paths[1]},
@@ -648,6 +710,10 @@ int main_scc(int argc, char **argv)
         {.what = "PREFIX.repeats.svg", .path = !reads ? NULL : paths[5]},
         {.what = "PREFIX.spectrum_mqc.json", .path = !reads || overlap || !o.stats ? NULL : paths[6]},
         {.what = "PREFIX.repeats_mqc.tsv", .path = !reads || !o.stats ? NULL : paths[7]},
+        {.what = "PREFIX.loci.bed", .path = with_loci ? paths[OUT_LOCI] : NULL},
+        {.what = "PREFIX.landscape.svg", .path = reads ? paths[OUT_LANDSCAPE] : NULL},
+        {.what = "the tabix index of PREFIX.loci.bed", .path = with_loci && prefix_gz(o.prefix) ? paths[OUT_LOCI_INDEX] : NULL,
+         .threads = o.threads, .index_of = &outs[OUT_LOCI]},
         {.what = "--write-graph", .path = o.write_graph},
         {.what = "--stats", .path = o.stats},
         {.what = "--counts-out", .path = o.counts_out, .threads = o.threads},
@@ -675,6 +741,7 @@ int main_scc(int argc, char **argv)
     scc_run_t *run = sg_calloc(1, sizeof *run);
     sg_graph_t g = {0};
     sg_repeats_t rp = {0};
+    sg_loci_t loci = {0};
     uint32_t *comp = NULL, *node_comp = NULL;
     double coverage = 1;
     if (!report) {
@@ -712,8 +779,9 @@ int main_scc(int argc, char **argv)
         if (fmt == SG_FMT_GFA) {
             run->source = "gfa";
             sg_progress_stage("reading the graph", 0);
-            if (!strcmp(o.graph, "overlap")) {
-                sg_error("-g overlap builds the graph of reads: '%s' is a GFA graph", o.inputs[0]);
+            if (!strcmp(o.graph, "overlap") || o.assembly) {
+                sg_error("%s: '%s' is a GFA graph", o.assembly ? "--assembly takes an assembly's sequence"
+                                                               : "-g overlap builds the graph of reads", o.inputs[0]);
                 r = SG_ERR_INPUT;
             } else if (o.n_inputs > 1) {
                 sg_error("a GFA graph is read alone: give one input");
@@ -747,15 +815,18 @@ int main_scc(int argc, char **argv)
         if (run->builder && run->builder->repeats) r = run->builder->repeats(run->builder, &g, comp, run->n_comp, &rp);
         else sg_repeats_find(&g, comp, run->n_comp, coverage, &rp);
         if (r < 0) goto out;
+        rp.kind = g.reads ? SG_REPEATS_READS : SG_REPEATS_DBG;
+        if (run->builder && run->builder->assembly && (r = place_loci(&o, run, &g, comp, &rp, &loci)) < 0) goto out;
         run->n_nontrivial = rp.n;
+        if (outs[OUT_LOCI].fp) sg_loci_write_bed(outs[OUT_LOCI].fp, &loci, &rp);
         uint8_t *keep = sg_calloc((size_t)g.n + 1, 1);
         for (uint32_t i = 0; i < g.n; i++) keep[i] = rp.node_repeat[i] != 0;
         sg_repeats_write_tsv(outs[OUT_TSV].fp, &rp);
         sg_gfa_write(outs[OUT_GFA].fp, &g, keep, rp.node_repeat);
         sg_repeats_write_units(outs[OUT_UNITS].fp, &rp);
         sg_components_write(outs[OUT_COMP].fp, &g, rp.node_repeat);
-        write_pictures(&o, run, &g, comp, &rp, &outs[OUT_SPECTRUM], &outs[OUT_PICTURES], &outs[OUT_MQC_SPECTRUM],
-                       &outs[OUT_MQC_REPEATS], sample);
+        write_pictures(&o, run, &g, comp, &rp, &loci, &outs[OUT_SPECTRUM], &outs[OUT_PICTURES], &outs[OUT_LANDSCAPE],
+                       &outs[OUT_MQC_SPECTRUM], &outs[OUT_MQC_REPEATS], sample);
         free(keep);
     } else {
         node_comp = sg_malloc(((size_t)g.n + 1) * sizeof *node_comp);
@@ -791,6 +862,7 @@ out:
     free(comp);
     free(node_comp);
     sg_repeats_free(&rp);
+    sg_loci_free(&loci);
     sg_graph_free(&g);
     if (run->builder) run->builder->free(run->builder);
     if (run->solver) run->solver->free(run->solver);

@@ -14,6 +14,11 @@
  * spreads over hundreds of bins at high depth). */
 #define SPAN 1.25
 
+/* The least share of the k-mer occurrences that the single-copy peak (its
+ * window of SPAN) holds: reads of a genome that is 85% repeats hold about
+ * 9% there at 30x with 1% errors. */
+#define MIN_PEAK_SHARE 0.05
+
 /* Mean of a Poisson(lambda) variable given lo <= x <= hi (the terms scaled
  * by the largest, which may be far below what a double holds). */
 static double truncated_mean(double lambda, int lo, int hi)
@@ -73,6 +78,11 @@ void sg_coverage_estimate(const uint64_t *hist, int n, int k, sg_coverage_t *cov
     int c0 = 0;
     for (int i = 0; i < n_peak && !c0; i++)
         if (peak[i] && w[peak[i]] >= 0.01 * top_w && w[peak[i]] >= 2 * errors_w) c0 = peak[i];
+    /* and a peak of single-copy sequence holds a share of all the k-mers:
+     * one that holds a few in a hundred (a bacterial genome's rRNA operons
+     * at 7 copies, an assembly's Alu family) is a repeat's, whose single
+     * copies are hidden at count 1 */
+    if (c0 && w[c0] < MIN_PEAK_SHARE * (pre[top] + beyond)) c0 = 0;
     free(peak);
     free(pre);
     free(w);
@@ -93,6 +103,13 @@ void sg_coverage_estimate(const uint64_t *hist, int n, int k, sg_coverage_t *cov
     cov->trough = t;
     cov->peak = c0;
     cov->clear = 1;
+}
+
+int sg_coverage_assembly(const uint64_t *hist, int n)
+{
+    double all = 0;
+    for (int c = 1; c < n; c++) all += (double)c * hist[c];
+    return n > 2 && all > 0 && hist[1] >= 0.5 * all && hist[2] <= 0.1 * hist[1];
 }
 
 typedef struct {

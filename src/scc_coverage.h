@@ -18,6 +18,7 @@ typedef struct {
     int trough;      /* count where the error k-mers end */
     int peak;        /* the single-copy peak's count, before the fit */
     int clear;       /* a clear peak was found; else coverage is 1 */
+    int assembly;    /* the sequence of an assembly (--assembly, or sg_coverage_assembly): coverage 1, no peak */
 } sg_coverage_t;
 
 /**
@@ -29,6 +30,17 @@ typedef struct {
  * Poisson fit.
  */
 void sg_coverage_estimate(const uint64_t *hist, int n, int k, sg_coverage_t *cov);
+
+/**
+ * Whether the histogram is an assembly's (a genome, contigs): most k-mer
+ * occurrences (over half) are of k-mers seen once, and k-mers seen twice are
+ * under a tenth as many as those seen once. Reads hold most of their
+ * occurrences in the single-copy peak at any coverage that shows one, and
+ * at a coverage too low to show one (Poisson) a k-mer seen once is about as
+ * often seen twice; in an assembly a k-mer seen once is single-copy
+ * sequence, and one seen twice a duplication.
+ */
+int sg_coverage_assembly(const uint64_t *hist, int n);
 
 /** The coverage of a GFA graph: the k-mer-weighted median of its segments'
  * mean counts (1 when they have none). */

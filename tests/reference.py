@@ -283,6 +283,98 @@ def satellites(args):
             f.write('%d\t%d\t%d\t%g\t%s\n' % a)
 
 
+def assembly(args):
+    """A genome assembly (FASTA, --records records) of unique sequence with
+    tandem arrays planted (--arrays period:copies:divergence, each copy
+    diverged from the unit on its own as in satellites, on a random
+    strand) among interspersed repeats that are no tandem arrays: a direct
+    and an inverted pair of 2-10 kb, an rRNA-operon-like 5 kb gene in 7
+    copies on both strands (0.1% apart), and an Alu-like family of 300 bp
+    in --alus copies on both strands (10% diverged from its consensus, no
+    poly-A tail). Writes PREFIX.fa, PREFIX.arrays.tsv (record, start, end,
+    period, unit as its least rotation on either strand) and
+    PREFIX.interspersed.tsv (record, start, end, family, strand)."""
+    rnd = random.Random(args.seed)
+    sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
+
+    def unique(n):
+        return ''.join(rnd.choices('ACGT', k=n))
+
+    def diverge(u, d, indels=True):
+        c = []
+        for b in u:
+            x = rnd.random()
+            if x < d * (0.8 if indels else 1):
+                c.append(rnd.choice(sub[b]))
+            elif indels and x < d * 0.9:
+                c.append(b + rnd.choice('ACGT'))
+            elif not indels or x >= d:
+                c.append(b)
+        return ''.join(c)
+
+    def strand(x):
+        return (x, '+') if rnd.random() < 0.5 else (revcomp(x), '-')
+    pieces = []  # (kind, sequence, name): laid out between unique stretches
+    units = []
+    for a in args.arrays.split(','):
+        p, n, d = a.split(':')
+        while True:
+            u = unique(int(p))
+            if primitive(u) and canonical_unit(u) not in units:
+                break
+        units.append(canonical_unit(u))
+        arr = ''.join(diverge(u, float(d)) for _ in range(int(n)))
+        pieces.append(('array', strand(arr)[0], (int(p), canonical_unit(u))))
+    for i, ln in enumerate((2000, 6000)):
+        e = unique(ln)
+        pieces.append(('rep', e, ('direct%d' % i, '+')))
+        pieces.append(('rep', e, ('direct%d' % i, '+')))
+        e = unique(ln + 3000)
+        pieces.append(('rep', e, ('inverted%d' % i, '+')))
+        pieces.append(('rep', revcomp(e), ('inverted%d' % i, '-')))
+    operon = unique(5000)
+    for _ in range(7):
+        x, st = strand(diverge(operon, 0.001, False))
+        pieces.append(('rep', x, ('operon', st)))
+    alu = unique(300)
+    for _ in range(args.alus):
+        x, st = strand(diverge(alu, 0.10))
+        pieces.append(('rep', x, ('alu', st)))
+    rnd.shuffle(pieces)
+    n_rec = args.records
+    per = [pieces[i::n_rec] for i in range(n_rec)]
+    free = args.length - sum(len(x[1]) for x in pieces)
+    if free < (len(pieces) + n_rec) * 200:
+        sys.exit('assembly: the repeats leave too little unique sequence')
+    gap = free // (len(pieces) + n_rec)
+    arrays, inter = [], []
+    with open(args.prefix + '.fa', 'w') as f:
+        for r in range(n_rec):
+            name = 'chr%d' % (r + 1)
+            seq = [unique(gap)]
+            at = gap
+            for kind, x, info in per[r]:
+                if kind == 'array':
+                    arrays.append((name, at, at + len(x), info[0], info[1]))
+                else:
+                    inter.append((name, at, at + len(x), info[0], info[1]))
+                seq.append(x)
+                seq.append(unique(gap))
+                at += len(x) + gap
+            seq = ''.join(seq)
+            f.write('>%s simulated\n' % name)
+            for i in range(0, len(seq), 80):
+                f.write(seq[i:i + 80] + '\n')
+    with open(args.prefix + '.arrays.tsv', 'w') as f:
+        f.write('record\tstart\tend\tperiod\tunit\n')
+        for a in sorted(arrays):
+            f.write('%s\t%d\t%d\t%d\t%s\n' % a)
+    with open(args.prefix + '.interspersed.tsv', 'w') as f:
+        f.write('record\tstart\tend\tfamily\tstrand\n')
+        for a in sorted(inter):
+            f.write('%s\t%d\t%d\t%s\t%s\n' % a)
+
+
 def paf_dovetails(path, min_ovl, max_hang=1000, int_frac=0.8):
     """The dovetail overlaps of a PAF file, classified as miniasm does: a
     set of (read, read, strand) with the reads in sorted order."""
@@ -460,6 +552,14 @@ def main():
     t.add_argument('--arrays', default='6:20000:0.02,171:30000:0.01,2000:40000:0.03',
                    help='period:length:divergence,...')
     t.add_argument('prefix')
+    t = sub.add_parser('assembly')
+    t.add_argument('--seed', type=int, default=1)
+    t.add_argument('--length', type=int, default=500000)
+    t.add_argument('--records', type=int, default=2)
+    t.add_argument('--arrays', default='2:30:0,6:20:0.002,17:12:0.005,48:10:0.003,171:8:0.002,700:5:0.001',
+                   help='period:copies:divergence,...')
+    t.add_argument('--alus', type=int, default=200)
+    t.add_argument('prefix')
     t = sub.add_parser('ovlcmp')
     t.add_argument('--min-overlap', type=int, default=2000)
     t.add_argument('--maf', help="pbsim's alignments of the reads, for the truth")
@@ -477,7 +577,7 @@ def main():
     if a.cmd == 'revcomp':
         print(revcomp(a.motif))
         return
-    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim, 'satellites': satellites, 'ovlcmp': ovlcmp, 'satcheck': satcheck}[a.cmd](a)
+    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim, 'satellites': satellites, 'assembly': assembly, 'ovlcmp': ovlcmp, 'satcheck': satcheck}[a.cmd](a)
 
 
 if __name__ == '__main__':

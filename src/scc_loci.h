@@ -1,0 +1,92 @@
+/* The loci of an assembly's repeats (seqgpu scc on a genome, where each
+ * copy of a repeat is counted once): where the k-mers of each repeat's
+ * unitigs lie in the sequence, grouped into loci, each with its copies, the
+ * identity between its copies and the strand of its unit; the repeats then
+ * sum their loci. Two passes over the sequence (on all threads, results in
+ * its order): the k-mers looked up, then the loci's bases read. */
+#ifndef SG_SCC_LOCI_H
+#define SG_SCC_LOCI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "scc_graph.h"
+#include "scc_repeats.h"
+
+/* the k-mer of the distance spectra and the longest distance counted */
+#define SG_SPECTRUM_K 12
+#define SG_SPECTRUM_MAX 32768
+/* the bases of a repeat's largest locus kept for its picture */
+#define SG_LOCUS_SEQ_MAX (4u << 20)
+
+typedef struct {
+    uint32_t rec;       /* its record: an index into the names */
+    uint32_t repeat;    /* an index into the repeats */
+    uint64_t start, end; /* 0-based, end exclusive */
+    char strand;        /* the unit read forwards (+), reverse-complemented (-), or either ('.') */
+    float identity;     /* between adjacent copies, 0 to 1; below 0: under two copies */
+} sg_locus_t;
+
+/* What the picture of a repeat shows of its loci. */
+typedef struct {
+    uint64_t *spectrum; /* spectrum[d], 1 <= d <= SG_SPECTRUM_MAX: SG_SPECTRUM_K-mers of its loci whose previous
+                         * place in the locus is d bases before */
+    char *seq;          /* its largest locus's first bases (SG_LOCUS_SEQ_MAX at most), or NULL */
+    uint64_t len;
+    size_t locus;       /* the index of that locus */
+} sg_locus_view_t;
+
+typedef struct {
+    sg_locus_t *l;      /* by record (input order), start, end, repeat */
+    size_t n;
+    char **names;       /* the records that hold loci (and some that hold a repeat's k-mers alone) */
+    int64_t *rids;      /* their numbers over all the inputs, from 0 */
+    uint32_t n_names;
+    sg_locus_view_t *view; /* of the first n_view repeats (report order) */
+    uint32_t n_view;
+} sg_loci_t;
+
+typedef struct {
+    char *const *inputs; /* the assembly, read twice more */
+    int n_inputs;
+    int n_threads;
+    size_t read_block;
+    uint32_t n_view;     /* the repeats, first in report order, whose loci are kept for the pictures */
+} sg_loci_opts_t;
+
+/**
+ * Place the repeats of a de Bruijn graph of an assembly (g, its SCCs comp,
+ * its repeats rp) in the sequence, and make each repeat the sum of its loci:
+ * copies (each locus's length over the period), length (their bases) and
+ * loci; then put rp in report order again (sg_repeats_order), the loci
+ * numbered after it.
+ * @return 0, or a negative SG_ERR_* code (the input's error printed)
+ */
+int sg_loci_find(const sg_loci_opts_t *o, const sg_graph_t *g, const uint32_t *comp, sg_repeats_t *rp, sg_loci_t *out)
+    __attribute__((warn_unused_result));
+
+/** BED6+3: chrom, start, end, repeat id, score (identity x 1000), strand of the unit, period, copies, identity. */
+void sg_loci_write_bed(FILE *fp, const sg_loci_t *l, const sg_repeats_t *rp);
+
+/** The header line of PREFIX.loci.bed (a '#' comment, which BED readers and tabix skip). */
+void sg_loci_write_header(FILE *fp);
+
+/**
+ * The distance spectrum of s[0..len): for each SG_SPECTRUM_K-mer (A/C/G/T
+ * only), the distance d to its previous place, counted in spectrum[d] when
+ * 1 <= d <= SG_SPECTRUM_MAX (spectrum has SG_SPECTRUM_MAX + 1 entries).
+ */
+void sg_distance_spectrum(const char *s, uint64_t len, uint64_t *spectrum);
+
+/**
+ * The identity between adjacent copies of a tandem array s[0..len) of
+ * period p: a banded alignment of the array against itself one period on
+ * (s[0..len-p) with s[p..len)), 1 - its edits over len - p.
+ * @return 0 to 1, or -1 when len < 2p (under two copies)
+ */
+double sg_copy_identity(const char *s, uint64_t len, uint64_t p);
+
+void sg_loci_free(sg_loci_t *l);
+
+#endif
