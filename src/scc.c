@@ -842,10 +842,11 @@ int main_scc(int argc, char **argv)
             uint32_t tandem = 0;
             for (uint32_t i = 0; i < rp.n; i++) tandem += rp.r[i].tandem;
             const int sp = outs[OUT_SPECTRUM].path != NULL;
-            sg_info("%u repeats (%u tandem) in %u components; wrote %s, %s, %s, %s; pictures %s%s%s%s%s%s%s", rp.n,
-                    tandem, run->n_comp, paths[0], paths[1], paths[2], paths[3], sp ? paths[4] : "", sp ? ", " : "",
-                    paths[5], o.stats ? "; for MultiQC " : "", o.stats && sp ? paths[6] : "", o.stats && sp ? ", " : "",
-                    o.stats ? paths[7] : "");
+            const int lb = outs[OUT_LOCI].path != NULL;
+            sg_info("%u repeats (%u tandem) in %u components; wrote %s, %s, %s, %s%s%s; pictures %s%s%s, %s%s%s%s%s", rp.n,
+                    tandem, run->n_comp, paths[0], paths[1], paths[2], paths[3], lb ? ", " : "", lb ? paths[OUT_LOCI] : "",
+                    sp ? paths[4] : "", sp ? ", " : "", paths[5], paths[OUT_LANDSCAPE], o.stats ? "; for MultiQC " : "",
+                    o.stats && sp ? paths[6] : "", o.stats && sp ? ", " : "", o.stats ? paths[7] : "");
         } else {
             sg_info("%u strongly connected components, %u with two or more nodes or a self-loop; wrote %s",
                     run->n_comp, run->n_nontrivial, paths[3]);

@@ -33,10 +33,12 @@ static void set_threshold(dbg_t *d)
 {
     /* an assembly (given, or told from the histogram) has no coverage to
      * estimate: each copy is counted once, and the threshold is a copy count */
-    if (d->o.assembly || (d->total && sg_coverage_assembly(d->hist, SG_HIST_BINS)))
-        d->cov = (sg_coverage_t){.coverage = 1, .peak = 1, .assembly = 1};
-    else
-        sg_coverage_estimate(d->hist, SG_HIST_BINS, d->o.k, &d->cov);
+    sg_coverage_estimate(d->hist, SG_HIST_BINS, d->o.k, &d->cov);
+    const int told = d->total ? sg_coverage_assembly(d->hist, SG_HIST_BINS, &d->cov) : 0;
+    if (told == 2 && !d->o.assembly)
+        sg_info("most k-mers are seen once, as in an assembly; taken as reads for the peak at %d: --assembly counts each "
+                "copy once", d->cov.peak);
+    if (d->o.assembly || told == 1) d->cov = (sg_coverage_t){.coverage = 1, .peak = 1, .assembly = 1};
     double t = fmax(2.0, ceil(d->o.min_copies * d->cov.coverage - 1e-9));
     d->threshold = d->o.min_count > 0 ? (uint32_t)d->o.min_count : t >= UINT32_MAX ? UINT32_MAX : (uint32_t)t;
     if (d->cov.assembly && !d->o.assembly)

@@ -803,7 +803,14 @@ void sg_repeats_svg(FILE *fp, const sg_repeats_t *rp, const sg_repeat_pictures_t
 {
     const uint32_t n = rp->n < SG_PICTURE_REPEATS ? rp->n : SG_PICTURE_REPEATS;
     const double pw = (REP_W - 2 * MARGIN - (COLS - 1) * GAP) / COLS;
-    int height = (int)(HEAD_H + (n + COLS - 1) / COLS * (PANEL_H + GAP) + MARGIN);
+    int dots = 0, heat = 0;
+    for (uint32_t i = 0; i < n && i < pics->n_view; i++) {
+        dots |= pics->view[i].seq && pics->view[i].len <= DOT_MAX;
+        heat |= pics->view[i].seq && pics->view[i].len > DOT_MAX;
+    }
+    /* a line for the keys of the dot plots and heatmaps, when there are some */
+    const double head = dots || heat ? HEAD_H : HEAD_H - 20;
+    int height = (int)(head + (n + COLS - 1) / COLS * (PANEL_H + GAP) + MARGIN);
     char title[1200], sub[256], kbuf[24] = "", b1[32];
     if (k > 1) snprintf(kbuf, sizeof kbuf, ", k = %d", k);
     title_of("Repeats of ", inputs, n_inputs, kbuf, REP_W - 2 * MARGIN - 8, title, sizeof title);
@@ -817,14 +824,9 @@ void sg_repeats_svg(FILE *fp, const sg_repeats_t *rp, const sg_repeat_pictures_t
     fputs(arrow_defs, fp);
     sg_svg_text(fp, MARGIN + 4, 26, "title", "%s", title);
     sg_svg_text(fp, MARGIN + 4, 47, "sub", "%s", sub);
-    int dots = 0, heat = 0;
-    for (uint32_t i = 0; i < n && i < pics->n_view; i++) {
-        dots |= pics->view[i].seq && pics->view[i].len <= DOT_MAX;
-        heat |= pics->view[i].seq && pics->view[i].len > DOT_MAX;
-    }
     if (dots || heat) heat_key(fp, dots, heat, MARGIN + 4, 58);
     for (uint32_t p = 0; p < n; p++)
-        draw_panel(fp, rp, pics, p, MARGIN + (p % COLS) * (pw + GAP), HEAD_H + (p / COLS) * (PANEL_H + GAP), pw);
+        draw_panel(fp, rp, pics, p, MARGIN + (p % COLS) * (pw + GAP), head + (p / COLS) * (PANEL_H + GAP), pw);
     sg_svg_end(fp);
 }
 
@@ -926,6 +928,18 @@ void sg_landscape_svg(FILE *fp, const sg_repeats_t *rp, int k, char *const *inpu
     log_range(pmin, pmax, &a.lx0, &a.lx1);
     log_range(cmin, cmax, &a.ly0, &a.ly1);
     /* the axes: a labelled line at each power of ten */
+    for (int d = (int)a.lx0; d < (int)a.lx1; d++) /* 2 to 9 times each power of ten */
+        for (int m = 2; m <= 9; m++) {
+            double x = LX0 + (d + log10(m) - a.lx0) / (a.lx1 - a.lx0) * (LX1 - LX0);
+            fprintf(fp, "<line class=\"axis\" data-x=\"%g\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+                    m * pow(10, d), x, LY1, x, LY1 + 3);
+        }
+    for (int d = (int)a.ly0; d < (int)a.ly1; d++)
+        for (int m = 2; m <= 9; m++) {
+            double y = LY1 - (d + log10(m) - a.ly0) / (a.ly1 - a.ly0) * (LY1 - LY0);
+            fprintf(fp, "<line class=\"axis\" data-y=\"%g\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+                    m * pow(10, d), LX0 - 3, y, LX0, y);
+        }
     for (int d = (int)a.lx0; d <= (int)a.lx1; d++) {
         double x = LX0 + (d - a.lx0) / (a.lx1 - a.lx0) * (LX1 - LX0);
         fprintf(fp, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x, LY0, x, LY1);

@@ -572,7 +572,8 @@ print('ok')" "$T/s.json" "$(printf '%s/l\xe9\xffa.fa' "$T")"
     run bash -c "'$SEQGPU' scc -q -p '$T/i' - < /dev/null"
     assert_success
     for p in o i; do
-        assert_equal "$(cat "$T/$p.repeats.tsv")" "$(printf 'id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit')"
+        assert_equal "$(cat "$T/$p.repeats.tsv")" "$(printf 'id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit\tlength')"
+        assert_equal "$(cat "$T/$p.loci.bed")" "$(printf '#chrom\tstart\tend\trepeat\tscore\tstrand\tperiod\tcopies\tidentity')"
         assert_equal "$(cat "$T/$p.components.tsv")" "$(printf 'node\tcomponent')"
         assert_equal "$(cat "$T/$p.gfa")" "$(printf 'H\tVN:Z:1.0')"
         [ -e "$T/$p.units.fa" ] && [ ! -s "$T/$p.units.fa" ] || fail "$p.units.fa"

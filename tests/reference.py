@@ -290,10 +290,12 @@ def assembly(args):
     strand) among interspersed repeats that are no tandem arrays: a direct
     and an inverted pair of 2-10 kb, an rRNA-operon-like 5 kb gene in 7
     copies on both strands (0.1% apart), and an Alu-like family of 300 bp
-    in --alus copies on both strands (10% diverged from its consensus, no
-    poly-A tail). Writes PREFIX.fa, PREFIX.arrays.tsv (record, start, end,
-    period, unit as its least rotation on either strand) and
-    PREFIX.interspersed.tsv (record, start, end, family, strand)."""
+    in --alus copies on both strands (--alu-divergence from its consensus,
+    no poly-A tail). Writes PREFIX.fa, PREFIX.arrays.tsv (record, start, end,
+    period, unit as its least rotation on either strand, the strand that
+    reads it: + or -, or . for a unit that is its own reverse complement's
+    rotation) and PREFIX.interspersed.tsv (record, start, end, family,
+    strand)."""
     rnd = random.Random(args.seed)
     sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
 
@@ -322,9 +324,15 @@ def assembly(args):
             u = unique(int(p))
             if primitive(u) and canonical_unit(u) not in units:
                 break
-        units.append(canonical_unit(u))
-        arr = ''.join(diverge(u, float(d)) for _ in range(int(n)))
-        pieces.append(('array', strand(arr)[0], (int(p), canonical_unit(u))))
+        cu = canonical_unit(u)
+        units.append(cu)
+        arr, st = strand(''.join(diverge(u, float(d)) for _ in range(int(n))))
+        rots = {u[i:] + u[:i] for i in range(len(u))}
+        rc_rots = {revcomp(x) for x in rots}
+        fw = '.' if cu in rots and cu in rc_rots else '+' if cu in rots else '-'
+        if fw != '.' and st == '-':
+            fw = '+' if fw == '-' else '-'
+        pieces.append(('array', arr, (int(p), cu, fw)))
     for i, ln in enumerate((2000, 6000)):
         e = unique(ln)
         pieces.append(('rep', e, ('direct%d' % i, '+')))
@@ -338,7 +346,7 @@ def assembly(args):
         pieces.append(('rep', x, ('operon', st)))
     alu = unique(300)
     for _ in range(args.alus):
-        x, st = strand(diverge(alu, 0.10))
+        x, st = strand(diverge(alu, args.alu_divergence))
         pieces.append(('rep', x, ('alu', st)))
     rnd.shuffle(pieces)
     n_rec = args.records
@@ -355,7 +363,7 @@ def assembly(args):
             at = gap
             for kind, x, info in per[r]:
                 if kind == 'array':
-                    arrays.append((name, at, at + len(x), info[0], info[1]))
+                    arrays.append((name, at, at + len(x)) + info)
                 else:
                     inter.append((name, at, at + len(x), info[0], info[1]))
                 seq.append(x)
@@ -366,13 +374,55 @@ def assembly(args):
             for i in range(0, len(seq), 80):
                 f.write(seq[i:i + 80] + '\n')
     with open(args.prefix + '.arrays.tsv', 'w') as f:
-        f.write('record\tstart\tend\tperiod\tunit\n')
+        f.write('record\tstart\tend\tperiod\tunit\tstrand\n')
         for a in sorted(arrays):
-            f.write('%s\t%d\t%d\t%d\t%s\n' % a)
+            f.write('%s\t%d\t%d\t%d\t%s\t%s\n' % a)
     with open(args.prefix + '.interspersed.tsv', 'w') as f:
         f.write('record\tstart\tend\tfamily\tstrand\n')
         for a in sorted(inter):
             f.write('%s\t%d\t%d\t%s\t%s\n' % a)
+
+
+def locicheck(args):
+    """scc's loci of a simulated assembly (PREFIX.loci.bed, PREFIX.repeats.tsv)
+    against its truth (assembly's arrays.tsv and interspersed.tsv): every
+    planted array is covered to 80% by one locus of a repeat whose unit is
+    the planted one, its period and strand; no locus touches an interspersed
+    repeat; the loci are in the order of the FASTA's records and then of
+    their starts, and each repeat of the table is the sum of its loci.
+    Prints a line per array, then 'ok' or the first thing wrong."""
+    def rows(path):
+        return [l.rstrip('\n').split('\t') for l in open(path) if not l.startswith(('#', 'record\t', 'id\t'))]
+    order = [l[1:].split()[0] for l in open(args.fasta) if l.startswith('>')]
+    loci = rows(args.prefix + '.loci.bed')
+    rep = {r[0]: r for r in rows(args.prefix + '.repeats.tsv')}
+    bad = []
+    keys = [(order.index(l[0]), int(l[1]), int(l[2]), l[3]) for l in loci]
+    if keys != sorted(keys):
+        bad.append('the loci are not in the order of the records, then of their starts')
+    for l in loci:
+        if len(l) != 9 or l[5] not in '+-.' or int(l[4]) != (round(1000 * float(l[8])) if l[8] != '.' else 0):
+            bad.append('a malformed locus: %s' % l)
+    for a in rows(args.arrays):
+        s, e, p = int(a[1]), int(a[2]), int(a[3])
+        got = [l for l in loci if l[0] == a[0] and min(e, int(l[2])) - max(s, int(l[1])) >= 0.8 * (e - s)]
+        good = [l for l in got if rep[l[3]][7] == a[4] and abs(int(l[6]) - p) <= 0.03 * p and l[5] == a[5]]
+        print('array\t%s:%d-%d\tperiod %d\t%s' % (a[0], s, e, p, ' '.join('%s:%s-%s/%s/%s' % (l[3], l[1], l[2], l[6], l[5])
+                                                                       for l in got) or '-'))
+        if not good:
+            bad.append('the array at %s:%d-%d (period %d, strand %s) is not found' % (a[0], s, e, p, a[5]))
+    for x in rows(args.interspersed):
+        for l in loci:
+            if l[0] == x[0] and int(l[1]) < int(x[2]) and int(l[2]) > int(x[1]):
+                bad.append('%s at %s:%s-%s touches the interspersed %s at %s-%s' % (l[3], l[0], l[1], l[2], x[3], x[1], x[2]))
+    for i, r in rep.items():
+        mine = [l for l in loci if l[3] == i]
+        length = sum(int(l[2]) - int(l[1]) for l in mine)
+        copies = sum((int(l[2]) - int(l[1])) / int(l[6]) for l in mine)
+        if int(r[9]) != len(mine) or int(r[8]) != length or abs(float(r[6]) - copies) > 0.006:
+            bad.append('%s: %s loci, length %s, %s copies; its loci: %d, %d, %.2f' % (i, r[9], r[8], r[6], len(mine), length,
+                                                                                    copies))
+    print(bad[0] if bad else 'ok')
 
 
 def paf_dovetails(path, min_ovl, max_hang=1000, int_frac=0.8):
@@ -559,6 +609,12 @@ def main():
     t.add_argument('--arrays', default='2:30:0,6:20:0.002,17:12:0.005,48:10:0.003,171:8:0.002,700:5:0.001',
                    help='period:copies:divergence,...')
     t.add_argument('--alus', type=int, default=200)
+    t.add_argument('--alu-divergence', type=float, default=0.10)
+    t.add_argument('prefix')
+    t = sub.add_parser('locicheck')
+    t.add_argument('--fasta', required=True)
+    t.add_argument('--arrays', required=True)
+    t.add_argument('--interspersed', required=True)
     t.add_argument('prefix')
     t = sub.add_parser('ovlcmp')
     t.add_argument('--min-overlap', type=int, default=2000)
@@ -577,7 +633,7 @@ def main():
     if a.cmd == 'revcomp':
         print(revcomp(a.motif))
         return
-    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim, 'satellites': satellites, 'assembly': assembly, 'ovlcmp': ovlcmp, 'satcheck': satcheck}[a.cmd](a)
+    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim, 'satellites': satellites, 'assembly': assembly, 'locicheck': locicheck, 'ovlcmp': ovlcmp, 'satcheck': satcheck}[a.cmd](a)
 
 
 if __name__ == '__main__':
