@@ -10,10 +10,15 @@ most of it has TRF's period (or consensus length) within 3%, and is a
 multiple when it is 2 to 10 times one of them within 3%.
 
 Prints, per length class of the arrays, TRF's arrays, those recalled and
-the share, and the same for the arrays a k-mer threshold can see (TRF's
-copies at least --min-copies + (k - 1) / period and its matches at least
---min-matches %); then the period agreement of those recalled, and the loci
-scc reports of two copies or more that no TRF array overlaps.
+the share, and the same for the arrays a k-mer threshold can see: with
+--fasta (the genome), those that hold a cycle of the de Bruijn graph at the
+threshold (p + 1 k-mers in a row, each seen --min-copies times or more in
+the genome, the last the first again: p = TRF's period or consensus
+length), which the method sees by construction; without it, those whose
+TRF copies are at least --min-copies + (k - 1) / period at --min-matches %
+or more. Then the period agreement of those recalled, the recall by TRF's
+matches (identity), and the loci scc reports of two copies or more that no
+TRF array overlaps.
 """
 import argparse
 import collections
@@ -62,6 +67,59 @@ def scc_loci(path):
     return out
 
 
+COMP = str.maketrans('ACGT', 'TGCA')
+
+
+def canon(x):
+    r = x.translate(COMP)[::-1]
+    return min(x, r)
+
+
+def records(path):
+    name, seq = None, []
+    for line in open(path):
+        if line.startswith('>'):
+            if name is not None:
+                yield name, ''.join(seq).upper()
+            name, seq = line[1:].split()[0], []
+        else:
+            seq.append(line.strip())
+    if name is not None:
+        yield name, ''.join(seq).upper()
+
+
+def cycles_seen(genome, trf, k, t):
+    """{(chrom, start): whether the array holds a cycle of k-mers each seen t times or more}."""
+    seqs = dict(records(genome))
+    want = {}
+    for chrom, arrays in trf.items():
+        for s, e, p, cons, _, _ in arrays:
+            a = seqs[chrom][s:e]
+            want[(chrom, s)] = (a, {p, cons})
+    counts = {}
+    for a, _ in want.values():
+        for i in range(len(a) - k + 1):
+            counts[canon(a[i:i + k])] = 0
+    for seq in seqs.values():
+        for i in range(len(seq) - k + 1):
+            x = canon(seq[i:i + k])
+            if x in counts:
+                counts[x] += 1
+    out = {}
+    for key, (a, periods) in want.items():
+        ok = [counts.get(canon(a[i:i + k]), 0) >= t and 'N' not in a[i:i + k] for i in range(len(a) - k + 1)]
+        seen = False
+        for p in periods:
+            run = 0
+            for i in range(len(ok)):
+                run = run + 1 if ok[i] else 0
+                if run > p and a[i - p:i - p + k] == a[i:i + k]:
+                    seen = True
+                    break
+        out[key] = seen
+    return out
+
+
 def near(a, b):
     return abs(a - b) <= 0.03 * b
 
@@ -73,11 +131,14 @@ def main():
     ap.add_argument('-k', type=int, default=31)
     ap.add_argument('--min-copies', type=float, default=3)
     ap.add_argument('--min-matches', type=int, default=95)
+    ap.add_argument('--fasta', help='the genome: the arrays that hold a cycle at the threshold are the visible ones')
     ap.add_argument('--label', default='')
     a = ap.parse_args()
     trf, loci = trf_arrays(a.trf), scc_loci(a.loci)
+    seen = cycles_seen(a.fasta, trf, a.k, a.min_copies) if a.fasta else None
     rows = collections.OrderedDict((b, [0, 0, 0, 0]) for b in BINS)
     agree = collections.Counter()
+    by_matches = collections.OrderedDict((m, [0, 0]) for m in ('>=98%', '90-97%', '<90%'))
     for chrom, arrays in trf.items():
         ls = loci.get(chrom, [])
         for s, e, p, cons, copies, matches in arrays:
@@ -95,7 +156,13 @@ def main():
                 if n > best_n:
                     best, best_n = lp, n
             hit = sum(cover) * 2 >= e - s
-            visible = copies >= a.min_copies + (a.k - 1) / p and matches >= a.min_matches
+            if seen is not None:
+                visible = seen[(chrom, s)]
+            else:
+                visible = copies >= a.min_copies + (a.k - 1) / p and matches >= a.min_matches
+            m = by_matches['>=98%' if matches >= 98 else '90-97%' if matches >= 90 else '<90%']
+            m[0] += 1
+            m[1] += hit
             r = rows[b]
             r[0] += 1
             r[1] += hit
@@ -126,6 +193,7 @@ def main():
         tot = [x + y for x, y in zip(tot, r)]
     print('%sall\t%s\t%s' % (label, pct(tot[1], tot[0]), pct(tot[3], tot[2])))
     print('%speriod of the recalled: %s' % (label, ', '.join('%s %d' % (k, v) for k, v in agree.most_common())))
+    print('%sby TRF matches: %s' % (label, ', '.join('%s %s' % (m, pct(r[1], r[0])) for m, r in by_matches.items())))
     print('%sscc loci of 2+ copies outside every TRF array: %d' % (label, outside))
 
 

@@ -106,7 +106,7 @@ static void usage(FILE *fp)
 "                         overlap: reads, bases (theirs), period, read_coverage, copies\n"
 "                         (length / period), unit, length (bases / coverage + a read)\n"
 "  PREFIX.loci.bed        an assembly's loci, BED6+3: chrom, start, end, repeat id, score\n"
-"                         (identity x 1000), strand of the unit, period, copies, identity\n"
+"                         (identity x 1000), strand of the unit, its period, copies, identity\n"
 "                         between copies (. under two copies); sorted; reads: the header\n"
 "  PREFIX.gfa             GFA 1.0 of the repeat components (LB/CL tags per component;\n"
 "                         overlap: reads with LN and RC tags, dovetails as links)\n"
@@ -832,7 +832,7 @@ int main_scc(int argc, char **argv)
         rp.kind = g.reads ? SG_REPEATS_READS : SG_REPEATS_DBG;
         if (run->builder && run->builder->assembly && (r = place_loci(&o, run, &g, comp, &rp, &loci)) < 0) goto out;
         run->n_nontrivial = rp.n;
-        if (outs[OUT_LOCI].fp) sg_loci_write_bed(outs[OUT_LOCI].fp, &loci, &rp);
+        if (outs[OUT_LOCI].fp) sg_loci_write_bed(outs[OUT_LOCI].fp, &loci);
         uint8_t *keep = sg_calloc((size_t)g.n + 1, 1);
         for (uint32_t i = 0; i < g.n; i++) keep[i] = rp.node_repeat[i] != 0;
         sg_repeats_write_tsv(outs[OUT_TSV].fp, &rp);

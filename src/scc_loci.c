@@ -296,7 +296,9 @@ typedef struct {
     char *seq;
     uint64_t got;
     double identity;
-    uint64_t *spectrum; /* a repeat with a view: its locus's spectrum */
+    uint32_t period;    /* the locus's own */
+    uint64_t *spectrum; /* its distance spectrum, n_spectrum entries */
+    size_t n_spectrum;
 } bases_t;
 
 typedef struct {
@@ -370,7 +372,20 @@ static int step_gather(void *vctx, void *item, sg_emit_t *emit)
     return 0;
 }
 
-/* On all threads: the identity of each completed locus, and the spectrum of those with a view. */
+/* A locus's own period: the distance at which most of its k-mers come
+ * back (up to half its length), when a twentieth of them do; else the
+ * repeat's (the shortest cycle of its component, which may hold arrays of
+ * several periods). */
+static uint32_t locus_period(const uint64_t *spectrum, size_t n_spectrum, uint64_t len, uint64_t repeat_period)
+{
+    uint32_t best = 0;
+    for (uint64_t d = 1; d < n_spectrum && 2 * d <= len; d++)
+        if (spectrum[d] > spectrum[best]) best = (uint32_t)d;
+    const double kmers = len >= SG_SPECTRUM_K ? (double)(len - SG_SPECTRUM_K + 1) : 0;
+    return best && spectrum[best] >= 2 && spectrum[best] >= 0.05 * kmers ? best : (uint32_t)repeat_period;
+}
+
+/* On all threads: the spectrum, period and identity of each completed locus. */
 static int step_align(void *vctx, void *item, sg_emit_t *emit)
 {
     (void)emit;
@@ -379,11 +394,12 @@ static int step_align(void *vctx, void *item, sg_emit_t *emit)
     for (size_t i = 0; i < d->n; i++) {
         bases_t *b = &d->b[i];
         const sg_locus_t *l = &x->out->l[b->idx];
-        b->identity = b->got == l->end - l->start ? sg_copy_identity(b->seq, b->got, x->rp->r[l->repeat].period) : -1;
-        if (l->repeat < x->out->n_view) {
-            b->spectrum = sg_calloc(SG_SPECTRUM_MAX + 1, sizeof *b->spectrum);
-            sg_distance_spectrum(b->seq, b->got < SG_LOCUS_SEQ_MAX ? b->got : SG_LOCUS_SEQ_MAX, b->spectrum);
-        }
+        const uint64_t n = b->got < SG_LOCUS_SEQ_MAX ? b->got : SG_LOCUS_SEQ_MAX;
+        b->n_spectrum = n < SG_SPECTRUM_MAX + 1 ? n + 1 : SG_SPECTRUM_MAX + 1;
+        b->spectrum = sg_calloc(b->n_spectrum, sizeof *b->spectrum);
+        sg_distance_spectrum(b->seq, n, b->spectrum);
+        b->period = locus_period(b->spectrum, b->n_spectrum, n, x->rp->r[l->repeat].period);
+        b->identity = b->got == l->end - l->start ? sg_copy_identity(b->seq, b->got, b->period) : -1;
     }
     return 0;
 }
@@ -399,9 +415,10 @@ static int step_store(void *vctx, void *item, sg_emit_t *emit)
         bases_t *b = &d->b[i];
         sg_locus_t *l = &x->out->l[b->idx];
         l->identity = (float)b->identity;
+        l->period = b->period;
         if (l->repeat >= x->out->n_view) continue;
         sg_locus_view_t *v = &x->out->view[l->repeat];
-        for (uint32_t j = 1; j <= SG_SPECTRUM_MAX; j++) v->spectrum[j] += b->spectrum[j];
+        for (size_t j = 1; j < b->n_spectrum; j++) v->spectrum[j] += b->spectrum[j];
         if (b->idx == v->locus) {
             v->len = b->got < SG_LOCUS_SEQ_MAX ? b->got : SG_LOCUS_SEQ_MAX;
             v->seq = b->seq;
@@ -413,10 +430,12 @@ static int step_store(void *vctx, void *item, sg_emit_t *emit)
 
 /* ---- the loci ---- */
 
-/* Loci apart: more than two k-mers and half a period (at most 1 kb) of
- * bases without a k-mer of the repeat; a copy's variant takes up to k
- * k-mers away, two close ones twice that. */
-static uint64_t locus_gap(int k, uint64_t period) { return 2 * (uint64_t)k + (period < 2000 ? period : 2000) / 2; }
+/* Loci apart: more than two k-mers and two periods (at most 2 kb) of bases
+ * without a k-mer of the repeat; a copy's variant takes up to k k-mers
+ * away, two close ones twice that, and the copies of a diverged array, or
+ * of arrays of related units in one component (a family), may hold a few
+ * k-mers of the repeat each. */
+static uint64_t locus_gap(int k, uint64_t period) { return 2 * (uint64_t)k + 2 * (period < 1000 ? period : 1000); }
 
 int sg_loci_find(const sg_loci_opts_t *o, const sg_graph_t *g, const uint32_t *comp, sg_repeats_t *rp, sg_loci_t *out)
 {
@@ -455,7 +474,6 @@ int sg_loci_find(const sg_loci_opts_t *o, const sg_graph_t *g, const uint32_t *c
         if (!sense[l->repeat]) l->strand = '.';
         else if (sense[l->repeat] < 0 && l->strand != '.') l->strand = l->strand == '+' ? '-' : '+';
         rr->length += (double)(l->end - l->start);
-        rr->copies += (double)(l->end - l->start) / (double)rr->period;
         rr->loci++;
     }
     free(sense);
@@ -483,6 +501,9 @@ int sg_loci_find(const sg_loci_opts_t *o, const sg_graph_t *g, const uint32_t *c
     r = run_pass(&y.in, o, 0, steps2, 3, &y, "reading the loci");
     for (size_t a = 0; a < y.n_active; a++) free(y.active[a].seq);
     free(y.active);
+    /* copies: each locus's length over its own period */
+    for (size_t j = 0; j < out->n && r == 0; j++)
+        rp->r[out->l[j].repeat].copies += (double)(out->l[j].end - out->l[j].start) / out->l[j].period;
     return r;
 }
 
@@ -562,18 +583,16 @@ double sg_copy_identity(const char *s, uint64_t len, uint64_t p)
 
 void sg_loci_write_header(FILE *fp) { fputs("#chrom\tstart\tend\trepeat\tscore\tstrand\tperiod\tcopies\tidentity\n", fp); }
 
-void sg_loci_write_bed(FILE *fp, const sg_loci_t *l, const sg_repeats_t *rp)
+void sg_loci_write_bed(FILE *fp, const sg_loci_t *l)
 {
     sg_loci_write_header(fp);
     for (size_t j = 0; j < l->n; j++) {
         const sg_locus_t *x = &l->l[j];
-        const sg_repeat_t *r = &rp->r[x->repeat];
         fprintf(fp, "%s\t%llu\t%llu\trepeat%u\t", l->names[x->rec], (unsigned long long)x->start,
                 (unsigned long long)x->end, x->repeat + 1);
         if (x->identity >= 0) fprintf(fp, "%d", (int)lround(1000.0 * x->identity));
         else fputc('0', fp);
-        fprintf(fp, "\t%c\t%llu\t%.2f\t", x->strand, (unsigned long long)r->period,
-                (double)(x->end - x->start) / (double)r->period);
+        fprintf(fp, "\t%c\t%u\t%.2f\t", x->strand, x->period, (double)(x->end - x->start) / x->period);
         if (x->identity >= 0) fprintf(fp, "%.3f\n", x->identity);
         else fputs(".\n", fp);
     }

@@ -1,8 +1,8 @@
 /* The loci of an assembly's repeats (seqgpu scc on a genome, where each
  * copy of a repeat is counted once): where the k-mers of each repeat's
- * unitigs lie in the sequence, grouped into loci, each with its copies, the
- * identity between its copies and the strand of its unit; the repeats then
- * sum their loci. Two passes over the sequence (on all threads, results in
+ * unitigs lie in the sequence, grouped into loci, each with its period,
+ * copies, the identity between its copies and the strand of its unit; the
+ * repeats then sum their loci. Two passes over the sequence (on all threads, results in
  * its order): the k-mers looked up, then the loci's bases read. */
 #ifndef SG_SCC_LOCI_H
 #define SG_SCC_LOCI_H
@@ -25,6 +25,7 @@ typedef struct {
     uint32_t repeat;    /* an index into the repeats */
     uint64_t start, end; /* 0-based, end exclusive */
     char strand;        /* the unit read forwards (+), reverse-complemented (-), or either ('.') */
+    uint32_t period;    /* its own: where most of its SG_SPECTRUM_K-mers come back (else the repeat's) */
     float identity;     /* between adjacent copies, 0 to 1; below 0: under two copies */
 } sg_locus_t;
 
@@ -58,7 +59,7 @@ typedef struct {
 /**
  * Place the repeats of a de Bruijn graph of an assembly (g, its SCCs comp,
  * its repeats rp) in the sequence, and make each repeat the sum of its loci:
- * copies (each locus's length over the period), length (their bases) and
+ * copies (each locus's length over its period), length (their bases) and
  * loci; then put rp in report order again (sg_repeats_order), the loci
  * numbered after it.
  * @return 0, or a negative SG_ERR_* code (the input's error printed)
@@ -66,8 +67,8 @@ typedef struct {
 int sg_loci_find(const sg_loci_opts_t *o, const sg_graph_t *g, const uint32_t *comp, sg_repeats_t *rp, sg_loci_t *out)
     __attribute__((warn_unused_result));
 
-/** BED6+3: chrom, start, end, repeat id, score (identity x 1000), strand of the unit, period, copies, identity. */
-void sg_loci_write_bed(FILE *fp, const sg_loci_t *l, const sg_repeats_t *rp);
+/** BED6+3: chrom, start, end, repeat id, score (identity x 1000), strand of the unit, its period, copies, identity. */
+void sg_loci_write_bed(FILE *fp, const sg_loci_t *l);
 
 /** The header line of PREFIX.loci.bed (a '#' comment, which BED readers and tabix skip). */
 void sg_loci_write_header(FILE *fp);
@@ -75,7 +76,7 @@ void sg_loci_write_header(FILE *fp);
 /**
  * The distance spectrum of s[0..len): for each SG_SPECTRUM_K-mer (A/C/G/T
  * only), the distance d to its previous place, counted in spectrum[d] when
- * 1 <= d <= SG_SPECTRUM_MAX (spectrum has SG_SPECTRUM_MAX + 1 entries).
+ * 1 <= d <= SG_SPECTRUM_MAX (spectrum has min(len, SG_SPECTRUM_MAX + 1) entries).
  */
 void sg_distance_spectrum(const char *s, uint64_t len, uint64_t *spectrum);
 

@@ -781,9 +781,19 @@ static void draw_panel(FILE *fp, const sg_repeats_t *rp, const sg_repeat_picture
     if (v && v->seq) {
         if (v->len <= DOT_MAX) draw_dotplot(fp, v->seq, v->len, sq_x, sq_y, SQ);
         else draw_heatmap(fp, v->seq, v->len, r->period, sq_x, sq_y, SQ);
-        char where[64];
-        sg_svg_text(fp, sq_x + SQ / 2, sq_y + SQ + 14, "small mid", "%s",
-                    sg_svg_fit(v->where, (size_t)((SQ + 16) / (CHAR_EM * 11)), where, sizeof where));
+        /* where it is, on two lines: "chrom" and "start-end", or "read" and its name */
+        char where[96];
+        const size_t fit = (size_t)((SQ + 16) / (CHAR_EM * 11));
+        const char *colon = strrchr(v->where, ':'), *space = strchr(v->where, ' ');
+        const char *cut = colon ? colon : space;
+        if (cut) {
+            snprintf(where, sizeof where, "%.*s", (int)(cut - v->where < 80 ? cut - v->where : 80), v->where);
+            char line[96];
+            sg_svg_text(fp, sq_x + SQ / 2, sq_y + SQ + 13, "small mid", "%s", sg_svg_fit(where, fit, line, sizeof line));
+            sg_svg_text(fp, sq_x + SQ / 2, sq_y + SQ + 26, "small mid", "%s", sg_svg_fit(cut + 1, fit, line, sizeof line));
+        } else {
+            sg_svg_text(fp, sq_x + SQ / 2, sq_y + SQ + 13, "small mid", "%s", sg_svg_fit(v->where, fit, where, sizeof where));
+        }
     } else if (v && v->draw_cycle && pics->g) {
         draw_cycle(fp, pics->g, pics->comp, r, sq_x, sq_y, SQ);
         if (r->tandem)
