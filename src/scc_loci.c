@@ -511,21 +511,15 @@ int sg_loci_find(const sg_loci_opts_t *o, const sg_graph_t *g, const uint32_t *c
 
 void sg_distance_spectrum(const char *s, uint64_t len, uint64_t *spectrum)
 {
-    const uint32_t mask = (1u << (2 * SG_SPECTRUM_K)) - 1;
     uint64_t cap = 64;
     while (cap < 2 * len) cap *= 2;
     /* the last place of each k-mer: key k-mer + 1 (0 empty), place */
     uint32_t *key = sg_calloc(cap, sizeof *key), *pos = sg_malloc(cap * sizeof *pos);
-    uint32_t x = 0;
+    uint64_t fw = 0, rc = 0;
     int run = 0;
     for (uint64_t i = 0; i < len; i++) {
-        int c = sg_dna_code((unsigned char)s[i]);
-        if (c < 0) {
-            run = 0;
-            continue;
-        }
-        x = ((x << 2) | (uint32_t)c) & mask;
-        if (++run < SG_SPECTRUM_K) continue;
+        if (!sg_kmer64_roll(&fw, &rc, &run, (unsigned char)s[i], SG_SPECTRUM_K)) continue;
+        const uint32_t x = (uint32_t)fw;
         uint64_t h = sg_mix64(x) & (cap - 1);
         while (key[h] && key[h] != x + 1) h = (h + 1) & (cap - 1);
         if (key[h] && i - pos[h] <= SG_SPECTRUM_MAX) spectrum[i - pos[h]]++;

@@ -536,18 +536,11 @@ static const char *const heat_colour[] = {"#7f0000", "#b30000", "#d7301f", "#ef6
 /* The distinct SG_SPECTRUM_K-mers of s[0..n), sorted; *m of them. */
 static uint32_t *window_kmers(const char *s, uint64_t n, uint32_t *m)
 {
-    const uint32_t mask = (1u << (2 * SG_SPECTRUM_K)) - 1;
-    uint32_t *k = sg_malloc((n + 1) * sizeof *k), x = 0, c = 0;
+    uint32_t *k = sg_malloc((n + 1) * sizeof *k), c = 0;
+    uint64_t fw = 0, rc = 0;
     int run = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        int b = sg_dna_code((unsigned char)s[i]);
-        if (b < 0) {
-            run = 0;
-            continue;
-        }
-        x = ((x << 2) | (uint32_t)b) & mask;
-        if (++run >= SG_SPECTRUM_K) k[c++] = x;
-    }
+    for (uint64_t i = 0; i < n; i++)
+        if (sg_kmer64_roll(&fw, &rc, &run, (unsigned char)s[i], SG_SPECTRUM_K)) k[c++] = (uint32_t)fw;
     qsort(k, c, sizeof *k, cmp_u32);
     uint32_t u = 0;
     for (uint32_t i = 0; i < c; i++)
@@ -613,24 +606,16 @@ static void draw_dotplot(FILE *fp, const char *s, uint64_t len, double x, double
 {
     /* cells of the k-mers' starts */
     const uint64_t starts = len - SG_SPECTRUM_K + 1;
-    const uint32_t n = starts < DOT_CELLS ? (uint32_t)starts : DOT_CELLS, mask = (1u << (2 * SG_SPECTRUM_K)) - 1;
+    const uint32_t n = starts < DOT_CELLS ? (uint32_t)starts : DOT_CELLS;
     /* the k-mers and the cell of each place; then of each k-mer, every pair of its cells */
     kcell_t *kc = sg_malloc((2 * len + 1) * sizeof *kc);
-    uint64_t m = 0;
-    uint32_t fw = 0, rc = 0;
+    uint64_t m = 0, fw = 0, rc = 0;
     int run = 0;
     for (uint64_t i = 0; i < len; i++) {
-        int b = sg_dna_code((unsigned char)s[i]);
-        if (b < 0) {
-            run = 0;
-            continue;
-        }
-        fw = ((fw << 2) | (uint32_t)b) & mask;
-        rc = (rc >> 2) | ((uint32_t)(3 - b) << (2 * (SG_SPECTRUM_K - 1)));
-        if (++run < SG_SPECTRUM_K) continue;
+        if (!sg_kmer64_roll(&fw, &rc, &run, (unsigned char)s[i], SG_SPECTRUM_K)) continue;
         uint32_t cell = (uint32_t)((i + 1 - SG_SPECTRUM_K) * n / starts);
-        kc[m++] = (kcell_t){fw << 1, cell};
-        if (rc != fw) kc[m++] = (kcell_t){rc << 1 | 1, cell}; /* the place of the k-mer's reverse complement */
+        kc[m++] = (kcell_t){(uint32_t)fw << 1, cell};
+        if (rc != fw) kc[m++] = (kcell_t){(uint32_t)rc << 1 | 1, cell}; /* the place of the k-mer's reverse complement */
     }
     qsort(kc, m, sizeof *kc, cmp_kcell);
     int *cls = sg_malloc(((size_t)n * n + 1) * sizeof *cls);
