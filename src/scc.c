@@ -448,7 +448,7 @@ static void write_pictures(const scc_opts_t *o, const scc_run_t *run, const sg_g
 }
 
 static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, const sg_graph_t *g,
-                        const sg_repeats_t *rp, double wall)
+                        const sg_repeats_t *rp, const sg_loci_t *loci, double wall)
 {
     fprintf(fp, "{\n  \"program\": \"seqgpu\",\n  \"version\": \"%s\",\n  \"command\": \"scc\",\n  \"inputs\": [", SG_VERSION);
     for (int i = 0; i < o->n_inputs; i++) {
@@ -476,6 +476,7 @@ static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, con
     fprintf(fp, "  \"nodes\": %u,\n  \"edges\": %llu,\n  \"components\": %u,\n  \"nontrivial_components\": %u,\n",
             g->n, (unsigned long long)(g->oriented ? g->n_edges / 2 : g->n_edges), run->n_comp, run->n_nontrivial);
     if (rp) fprintf(fp, "  \"repeats\": %u,\n", rp->n);
+    if (loci && rp && rp->kind == SG_REPEATS_ASSEMBLY) fprintf(fp, "  \"loci\": %zu,\n", loci->n);
     const double *b = run->builder ? run->builder->sec : (const double[3]){0};
     fprintf(fp, "  \"stage_seconds\": {\"count\": %.4f, \"coverage\": %.4f, \"compact\": %.4f, \"scc\": %.4f, "
                 "\"report\": %.4f},\n  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n",
@@ -848,7 +849,7 @@ int main_scc(int argc, char **argv)
         sg_components_write(outs[OUT_COMP].fp, &g, node_comp);
     }
     run->report_s = sg_realtime() - t0;
-    if (o.stats) write_stats(outs[OUT_STATS].fp, &o, run, &g, g.oriented ? &rp : NULL, sg_realtime() - t_start);
+    if (o.stats) write_stats(outs[OUT_STATS].fp, &o, run, &g, g.oriented ? &rp : NULL, &loci, sg_realtime() - t_start);
     r = sg_outfiles_close(outs, N_OUT);
     sg_progress_stop();
     if (r == 0) {

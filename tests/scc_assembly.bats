@@ -28,8 +28,8 @@ locicheck() {
     assert_output --partial "keeping k-mers seen >= 3 times (--min-copies)"
     assert_output --partial "6 loci of 6 repeats in the assembly"
     locicheck "$T/a"
-    run python3 -c "import json, sys; s = json.load(open(sys.argv[1])); print(s['assembly'], s['coverage'], s['threshold'])" "$T/a.json"
-    assert_output "True 1.0 3"
+    run python3 -c "import json, sys; s = json.load(open(sys.argv[1])); print(s['assembly'], s['coverage'], s['threshold'], s['loci'])" "$T/a.json"
+    assert_output "True 1.0 3 6"
     # the table: loci and length at the end, the longest first; units.fa one line a unit
     assert_equal "$(head -1 "$T/a.repeats.tsv")" "$(printf 'id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit\tlength\tloci')"
     run awk -F'\t' 'NR > 2 && $9 > prev {print} {prev = $9}' "$T/a.repeats.tsv"

@@ -24,6 +24,7 @@ process SEQGPU_SCC {
     tuple val(meta), path("${prefix}.*.svg")         , emit: svg, optional: true
     tuple val(meta), path("${prefix}.*_mqc.*")       , emit: multiqc, optional: true
     tuple val(meta), path("${prefix}.stats.json")    , emit: stats
+    tuple val(meta), path("${prefix}.loci.bed")      , emit: loci, optional: true
     path "versions.yml"                              , emit: versions
 
     when:
@@ -64,8 +65,10 @@ process SEQGPU_SCC {
     touch ${prefix}.gfa
     touch ${prefix}.units.fa
     touch ${prefix}.components.tsv
+    touch ${prefix}.loci.bed
     touch ${prefix}.spectrum.svg
     touch ${prefix}.repeats.svg
+    touch ${prefix}.landscape.svg
     echo '{}' > ${prefix}.spectrum_mqc.json
     touch ${prefix}.repeats_mqc.tsv
     echo '{}' > ${prefix}.stats.json
