@@ -4,7 +4,7 @@
 # with their plasmids, 5.3-5.7 Mb each). TRF (Benson 1999) with the
 # parameters its manual recommends (2 7 7 80 10 50 500, -h -ngs) against
 # seqgpu scc's loci (PREFIX.loci.bed) at the default threshold (k 31, three
-# copies) and at two lower ones; bench/trf_compare.py prints, per array
+# copies; bridged, and without bridges) and at two lower ones; bench/trf_compare.py prints, per array
 # length, the TRF arrays recalled (and those a k-mer threshold can see), the
 # period agreement and the loci outside every TRF array.
 # Environment: THREADS (nproc), BENCH_DIR (bench/data), SEQGPU (bin/seqgpu),
@@ -35,8 +35,8 @@ for gz in $GENOMES; do
     set -- $(run "trf_$name" sh -c 'trf "$1" 2 7 7 80 10 50 500 -h -ngs; true' trf "$g.fa")
     cp "$d/trf_$name.out" "$g.trf.dat"
     echo "trf: $1 s, $2 MB, $(grep -vc '^@' "$g.trf.dat") lines"
-    for opt in "-k 31 --min-copies 3" "-k 31 --min-copies 2" "-k 21 --min-copies 2"; do
-        tag=$(echo "$opt" | tr -d ' -' | sed 's/mincopies/m/')
+    for opt in "-k 31 --min-copies 3 --bridge 0" "-k 31 --min-copies 3" "-k 31 --min-copies 2" "-k 21 --min-copies 2"; do
+        tag=$(echo "$opt" | tr -d ' -' | sed 's/mincopies/m/; s/bridge/b/')
         set -- $(run "scc_${name}_$tag" "$SEQGPU" scc -t "$THREADS" $opt -p "$g.$tag" "$g.fa")
         k=$(echo "$opt" | cut -d' ' -f2) m=$(echo "$opt" | cut -d' ' -f4)
         echo "seqgpu scc $opt: $1 s, $2 MB, $(grep -vc '^#' "$g.$tag.loci.bed") loci of $(($(wc -l < "$g.$tag.repeats.tsv") - 1)) repeats"

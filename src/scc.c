@@ -56,6 +56,10 @@ static void usage(FILE *fp)
 "  -c, --min-count INT  dbg: absolute k-mer count threshold (overrides --min-copies)\n"
 "      --assembly       dbg: the input is an assembly's sequence (told from the\n"
 "                       k-mer counts otherwise): coverage 1, loci placed\n"
+"      --bridge N       dbg: where the sequence goes from a unitig's end to another's\n"
+"                       start across up to 2k k-mers under the threshold (a variant of\n"
+"                       copies that breaks an array's cycle), N times or more, link them\n"
+"                       through those bases; 0: never        [an assembly: 1; reads: 0]\n"
 "      --overlaps FILE  overlap: take the overlaps from PAF (minimap2 -x ava-pb or\n"
 "                       ava-ont), plain or gzip, instead of the own overlapper;\n"
 "                       implies -g overlap\n"
@@ -145,6 +149,7 @@ typedef struct {
     sg_devices_t devices;
     int k, k_given, threads, quiet, verbose, kw, kv, kt;
     int assembly; /* --assembly */
+    long bridge;  /* --bridge: the times the sequence shows a bridge, at least (0: none; -1: an assembly's 1, reads' 0) */
     double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     double min_copies, min_identity;
     long min_count, min_overlap;
@@ -158,6 +163,7 @@ typedef struct {
     char graph_why[256], why[256]; /* auto: the choices for the graph of reads and for the SCCs, and why */
     int device_failed;           /* under auto: one warning is enough, the rest runs on the cpu */
     uint32_t n_comp, n_nontrivial;
+    uint64_t bridges;            /* added over the graph's breaks */
     double scc_s, report_s;
 } scc_run_t;
 
@@ -380,20 +386,47 @@ static char *out_path(const char *prefix, const char *suffix, int plain)
     return p;
 }
 
+/* The sequence a de Bruijn graph's k-mers were counted from (also when
+ * they come from counts files), for the passes after the graph; NULL, with
+ * a warning saying what is not done, when it cannot be read again. */
+static char *const *sequence_again(const scc_opts_t *o, const scc_run_t *run, int *n_in, const char *what)
+{
+    char *const *in = run->builder->inputs ? run->builder->inputs : o->inputs;
+    *n_in = run->builder->inputs ? run->builder->n_inputs : o->n_inputs;
+    for (int i = 0; i < *n_in; i++)
+        if (!sg_input_rereadable(in[i]) || (o->counts && access(in[i], R_OK) != 0)) {
+            sg_warn("'%s' cannot be read again, so %s; give the sequence as a file", in[i], what);
+            return NULL;
+        }
+    return in;
+}
+
+/* Bridges over the graph's breaks (--bridge; an assembly's by default). */
+static int bridge(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
+{
+    const long support = o->bridge >= 0 ? o->bridge : run->builder->assembly;
+    int n_in;
+    char *const *in = support ? sequence_again(o, run, &n_in, "the graph's breaks are not bridged") : NULL;
+    if (!in) return 0;
+    const sg_loci_opts_t lo = {.inputs = in, .n_inputs = n_in, .n_threads = o->threads, .read_block = READ_BLOCK,
+                               .max_gap = 2 * (uint32_t)g->k, .min_support = (uint32_t)support};
+    int64_t n = sg_bridges_add(&lo, g);
+    if (n < 0) return (int)n;
+    run->bridges = (uint64_t)n;
+    if (n) sg_info("%lld bridges over the graph's breaks (each in the sequence %ld or more times): %u unitigs and "
+                   "bridges", (long long)n, support, g->n);
+    return 0;
+}
+
 /* The loci of an assembly's repeats, and the repeats as the sums of their
  * loci (report order and kind), when its sequence can be read again. */
 static int place_loci(const scc_opts_t *o, const scc_run_t *run, const sg_graph_t *g, const uint32_t *comp,
                       sg_repeats_t *rp, sg_loci_t *loci)
 {
-    /* the sequence, also when its k-mers come from counts files */
-    char *const *in = run->builder->inputs ? run->builder->inputs : o->inputs;
-    const int n_in = run->builder->inputs ? run->builder->n_inputs : o->n_inputs;
-    for (int i = 0; i < n_in; i++)
-        if (!sg_input_rereadable(in[i]) || (o->counts && access(in[i], R_OK) != 0)) {
-            sg_warn("'%s' cannot be read again, so the repeats of the assembly are not placed: PREFIX.loci.bed holds "
-                    "its header alone; give the assembly as a file", in[i]);
-            return 0;
-        }
+    int n_in;
+    char *const *in = sequence_again(o, run, &n_in,
+                                     "the repeats of the assembly are not placed: PREFIX.loci.bed holds its header alone");
+    if (!in) return 0;
     const sg_loci_opts_t lo = {.inputs = in, .n_inputs = n_in, .n_threads = o->threads, .read_block = READ_BLOCK,
                                .n_view = SG_PICTURE_REPEATS};
     int r = sg_loci_find(&lo, g, comp, rp, loci);
@@ -476,6 +509,7 @@ static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, con
     fprintf(fp, "  \"nodes\": %u,\n  \"edges\": %llu,\n  \"components\": %u,\n  \"nontrivial_components\": %u,\n",
             g->n, (unsigned long long)(g->oriented ? g->n_edges / 2 : g->n_edges), run->n_comp, run->n_nontrivial);
     if (rp) fprintf(fp, "  \"repeats\": %u,\n", rp->n);
+    if (run->builder && !g->reads) fprintf(fp, "  \"bridges\": %llu,\n", (unsigned long long)run->bridges);
     if (loci && rp && rp->kind == SG_REPEATS_ASSEMBLY) fprintf(fp, "  \"loci\": %zu,\n", loci->n);
     const double *b = run->builder ? run->builder->sec : (const double[3]){0};
     fprintf(fp, "  \"stage_seconds\": {\"count\": %.4f, \"coverage\": %.4f, \"compact\": %.4f, \"scc\": %.4f, "
@@ -495,7 +529,7 @@ int main_scc(int argc, char **argv)
 {
     enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT, OPT_PROGRESS,
            OPT_OVERLAPS, OPT_MIN_OVERLAP, OPT_MIN_IDENTITY, OPT_WRITE_OVERLAPS, OPT_MAX_MEMORY, OPT_TMP_DIR, OPT_PART,
-           OPT_COUNTS_OUT, OPT_COUNTS, OPT_ASSEMBLY };
+           OPT_COUNTS_OUT, OPT_COUNTS, OPT_ASSEMBLY, OPT_BRIDGE };
     static const struct option lopts[] = {
         {"min-copies", required_argument, NULL, OPT_MIN_COPIES}, {"min-count", required_argument, NULL, 'c'},
         {"edges", required_argument, NULL, OPT_EDGES},           {"write-graph", required_argument, NULL, OPT_WRITE_GRAPH},
@@ -511,9 +545,10 @@ int main_scc(int argc, char **argv)
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY}, {"tmp-dir", required_argument, NULL, OPT_TMP_DIR},
         {"part", required_argument, NULL, OPT_PART},             {"counts-out", required_argument, NULL, OPT_COUNTS_OUT},
         {"counts", no_argument, NULL, OPT_COUNTS},               {"assembly", no_argument, NULL, OPT_ASSEMBLY},
+        {"bridge", required_argument, NULL, OPT_BRIDGE},
         {NULL, 0, NULL, 0}};
     scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2,
-                    .min_overlap = 2000, .min_identity = 0.8};
+                    .min_overlap = 2000, .min_identity = 0.8, .bridge = -1};
     const char *overlap_only = NULL; /* an option of -g overlap that was given */
     const char *dbg_only = NULL;     /* an option of -g dbg's k-mers that was given */
     int prefix_given = 0, max_memory_given = 0, device_given = 0;
@@ -618,6 +653,12 @@ int main_scc(int argc, char **argv)
             o.assembly = 1;
             dbg_only = "--assembly";
             break;
+        case OPT_BRIDGE:
+            if (sg_parse_int(optarg, 0, UINT32_MAX, &v) < 0)
+                return usage_error("invalid --bridge '%s' (times the sequence shows a bridge: 0 for none)", optarg);
+            o.bridge = v;
+            dbg_only = "--bridge";
+            break;
         case 'q': o.quiet = 1; break;
         case 'v': o.verbose = 1; break;
         case OPT_PROGRESS:
@@ -647,6 +688,10 @@ int main_scc(int argc, char **argv)
     o.inputs = argv + optind;
     o.n_inputs = argc - optind;
     if (o.edges && o.n_inputs) return usage_error("%s", "--edges takes the graph: give no other input");
+    if (o.bridge > 0 && (o.edges || o.counts_out))
+        return usage_error("%s", o.edges ? "--bridge bridges a de Bruijn graph of sequence, not a graph (--edges)"
+                                         : "--bridge goes with the run that builds the graph (--counts), not a part "
+                                           "(--counts-out)");
     if (o.assembly && (o.edges || o.counts_out))
         return usage_error("%s", o.edges ? "--assembly takes an assembly's sequence, not a graph (--edges)"
                                          : "--assembly goes with the run that writes the report (--counts), not a "
@@ -786,6 +831,7 @@ int main_scc(int argc, char **argv)
     } else if (o.counts) {
         run->source = "counts";
         if ((r = graph_from_counts(&o, run, &g)) == 0) coverage = run->builder->coverage;
+        if (r == 0) r = bridge(&o, run, &g);
     } else {
         /* the format from the stream that is then read: a pipe is read once */
         sg_progress_stage("reading", 0);
@@ -794,9 +840,11 @@ int main_scc(int argc, char **argv)
         if (fmt == SG_FMT_GFA) {
             run->source = "gfa";
             sg_progress_stage("reading the graph", 0);
-            if (!strcmp(o.graph, "overlap") || o.assembly) {
+            if (!strcmp(o.graph, "overlap") || o.assembly || o.bridge > 0) {
                 sg_error("%s: '%s' is a GFA graph", o.assembly ? "--assembly takes an assembly's sequence"
-                                                               : "-g overlap builds the graph of reads", o.inputs[0]);
+                                                    : o.bridge > 0 ? "--bridge bridges a de Bruijn graph of sequence"
+                                                                   : "-g overlap builds the graph of reads",
+                         o.inputs[0]);
                 r = SG_ERR_INPUT;
             } else if (o.n_inputs > 1) {
                 sg_error("a GFA graph is read alone: give one input");
@@ -811,6 +859,7 @@ int main_scc(int argc, char **argv)
         } else {
             run->source = "reads";
             if ((r = graph_from_reads(&o, run, name, rd, &g)) == 0) coverage = run->builder->coverage;
+            if (r == 0 && !g.reads) r = bridge(&o, run, &g);
         }
     }
     if (r < 0) goto out;

@@ -23,29 +23,43 @@
  * the twin component that the report describes. */
 enum { SENSE_PLUS, SENSE_MINUS, SENSE_NONE /* a component that is its own twin: (AT)n */ };
 
+/* Canonical k-mers with a value each (0: none), by open addressing. */
 typedef struct {
     sg_kmer128_t *key;
-    uint32_t *val; /* (repeat index + 1) << 2 | sense; 0: empty */
+    uint64_t *val;
     uint64_t mask;
     int k;
 } ktab_t;
 
-static uint32_t *ktab_slot(const ktab_t *t, sg_kmer128_t x)
+static void ktab_init(ktab_t *t, uint64_t n, int k)
+{
+    uint64_t cap = 64;
+    while (cap < 2 * n) cap *= 2;
+    *t = (ktab_t){.key = sg_malloc(cap * sizeof *t->key), .val = sg_calloc(cap, sizeof *t->val), .mask = cap - 1, .k = k};
+}
+
+static void ktab_free(ktab_t *t)
+{
+    free(t->key);
+    free(t->val);
+}
+
+static uint64_t *ktab_slot(const ktab_t *t, sg_kmer128_t x)
 {
     uint64_t i = sg_kmer128_hash(x) & t->mask;
     while (t->val[i] && t->key[i] != x) i = (i + 1) & t->mask;
     return &t->val[i];
 }
 
-static void ktab_put(ktab_t *t, sg_kmer128_t x, uint32_t v)
+static void ktab_put(ktab_t *t, sg_kmer128_t x, uint64_t v)
 {
-    uint32_t *slot = ktab_slot(t, x);
+    uint64_t *slot = ktab_slot(t, x);
     t->key[slot - t->val] = x;
     *slot = v; /* a canonical k-mer is in one unitig, so in one repeat */
 }
 
 /* The value of canonical k-mer x, 0 for none. */
-static uint32_t ktab_get(const ktab_t *t, sg_kmer128_t x) { return *ktab_slot(t, x); }
+static uint64_t ktab_get(const ktab_t *t, sg_kmer128_t x) { return *ktab_slot(t, x); }
 
 /* The k-mers of a text, in order: each one's canonical form, whether that
  * is the forward k-mer, and its start; k-mers stop at any base that is not
@@ -72,18 +86,14 @@ static int kiter_next(kiter_t *it, sg_kmer128_t *x, int *fw, uint64_t *at)
 }
 
 /* The k-mers of every repeat's unitigs, each with its sense on the
- * repeat's strand (the twin holding the repeat's first node forwards). */
+ * repeat's strand (the twin holding the repeat's first node forwards):
+ * (repeat index + 1) << 2 | sense. */
 static void ktab_build(ktab_t *t, const sg_graph_t *g, const uint32_t *comp, const sg_repeats_t *rp)
 {
     uint64_t n = 0;
     for (uint32_t i = 0; i < rp->n; i++)
         for (uint32_t j = 0; j < rp->r[i].n_nodes; j++) n += g->kmers[rp->r[i].nodes[j]];
-    uint64_t cap = 64;
-    while (cap < 2 * n) cap *= 2;
-    t->key = sg_malloc(cap * sizeof *t->key);
-    t->val = sg_calloc(cap, sizeof *t->val);
-    t->mask = cap - 1;
-    t->k = g->k;
+    ktab_init(t, n, g->k);
     for (uint32_t i = 0; i < rp->n; i++) {
         const sg_repeat_t *r = &rp->r[i];
         uint32_t c = comp[sg_vert(r->nodes[0], 0)];
@@ -96,7 +106,7 @@ static void ktab_build(ktab_t *t, const sg_graph_t *g, const uint32_t *comp, con
             int fw;
             uint64_t at;
             while (kiter_next(&it, &x, &fw, &at))
-                ktab_put(t, x, (i + 1) << 2 | (own_twin ? SENSE_NONE : fw != minus ? SENSE_PLUS : SENSE_MINUS));
+                ktab_put(t, x, (uint64_t)(i + 1) << 2 | (own_twin ? SENSE_NONE : fw != minus ? SENSE_PLUS : SENSE_MINUS));
         }
     }
 }
@@ -114,7 +124,7 @@ static int unit_sense(const ktab_t *t, const sg_repeat_t *r, uint32_t i)
     sg_kmer128_t x;
     uint64_t at;
     if (kiter_next(&it, &x, &fw, &at)) {
-        uint32_t v = ktab_get(t, x);
+        uint64_t v = ktab_get(t, x);
         if (v >> 2 == i + 1 && (v & 3) != SENSE_NONE) sense = fw == ((v & 3) == SENSE_PLUS) ? 1 : -1;
     }
     free(s);
@@ -126,7 +136,7 @@ static int unit_sense(const ktab_t *t, const sg_repeat_t *r, uint32_t i)
 typedef struct {
     int64_t rid;
     uint64_t pos;
-    uint32_t val;
+    uint32_t val; /* the k-mer's in the table: repeat and sense */
     uint8_t fw;
 } hit_t;
 
@@ -175,7 +185,7 @@ static int step_lookup(void *vctx, void *item, sg_emit_t *emit)
     int fw;
     uint64_t at;
     while (kiter_next(&it, &km, &fw, &at) && at < c->len) {
-        uint32_t v = ktab_get(x->t, km);
+        uint32_t v = (uint32_t)ktab_get(x->t, km);
         if (!v) continue;
         while (seg + 1 < c->n_seg && c->seg[seg + 1].off <= at) seg++;
         const sg_seg_t *sg = &c->seg[seg];
@@ -456,8 +466,7 @@ int sg_loci_find(const sg_loci_opts_t *o, const sg_graph_t *g, const uint32_t *c
     }
     const sg_step_t steps1[] = {{"look up", step_lookup, 0, 0}, {"group", step_group, 1, 0}};
     int r = run_pass(&x.in, o, (size_t)g->k - 1, steps1, 2, &x, "placing the repeats");
-    free(t.key);
-    free(t.val);
+    ktab_free(&t);
     free(x.open);
     free(x.listed);
     free(x.open_list);
@@ -505,6 +514,179 @@ int sg_loci_find(const sg_loci_opts_t *o, const sg_graph_t *g, const uint32_t *c
     for (size_t j = 0; j < out->n && r == 0; j++)
         rp->r[out->l[j].repeat].copies += (double)(out->l[j].end - out->l[j].start) / out->l[j].period;
     return r;
+}
+
+/* ---- bridges ---- */
+
+/* A break the sequence shows: the last k-mer of vertex from (an oriented
+ * unitig) and, a few k-mers on, the first of vertex to, the bases from the
+ * one to the other (the gap's k-mers, each under the threshold) between. */
+typedef struct {
+    uint32_t from, to, len;
+    char *seq;
+} bridge_t;
+
+typedef struct {
+    bridge_t *b;
+    size_t n, m;
+} bridges_t;
+
+typedef struct {
+    sg_input_t in; /* first: the input steps take the context as theirs */
+    const ktab_t *t;
+    const sg_graph_t *g;
+    uint32_t max_gap;
+    bridges_t all;
+} bridge_ctx_t;
+
+static void bridges_push(bridges_t *b, bridge_t x)
+{
+    if (b->n == b->m) b->b = sg_realloc(b->b, (b->m = b->m ? 2 * b->m : 64) * sizeof *b->b);
+    b->b[b->n++] = x;
+}
+
+static void free_bridges(void *p)
+{
+    bridges_t *b = p;
+    for (size_t i = 0; i < b->n; i++) free(b->b[i].seq);
+    free(b->b);
+    free(b);
+}
+
+/* One bridge in one of its two readings (the sequence may show either
+ * strand): the one whose vertices, then bases, come first. */
+static bridge_t bridge_of(uint32_t from, uint32_t to, const char *s, uint32_t len)
+{
+    bridge_t b = {from, to, len, sg_malloc((size_t)len + 1)}, r = {sg_vert_flip(to), sg_vert_flip(from), len, NULL};
+    char *rc = sg_malloc((size_t)len + 1);
+    for (uint32_t i = 0; i < len; i++) {
+        b.seq[i] = (char)(s[i] & ~0x20);
+        rc[len - 1 - i] = sg_base_complement(b.seq[i]);
+    }
+    b.seq[len] = rc[len] = 0;
+    int flip = r.from != b.from ? r.from < b.from : r.to != b.to ? r.to < b.to : strcmp(rc, b.seq) < 0;
+    if (!flip) {
+        free(rc);
+        return b;
+    }
+    free(b.seq);
+    r.seq = rc;
+    return r;
+}
+
+/* On all threads: each chunk's breaks whose first k-mer it owns. */
+static int step_breaks(void *vctx, void *item, sg_emit_t *emit)
+{
+    (void)emit;
+    const bridge_ctx_t *x = vctx;
+    sg_chunk_t *c = item;
+    bridges_t *out = sg_calloc(1, sizeof *out);
+    const int k = x->t->k;
+    kiter_t it = kiter(c->seq, (uint64_t)(c->len + c->ov), k);
+    sg_kmer128_t km;
+    int fw, last = 0;
+    uint64_t at, prev = UINT64_MAX;
+    uint32_t prev_v = 0;
+    while (kiter_next(&it, &km, &fw, &at) && at <= c->len + x->max_gap) {
+        uint64_t v = ktab_get(x->t, km);
+        if (!v) continue;
+        /* the unitig, and where the k-mer is along it as the sequence reads it */
+        uint32_t u = (uint32_t)(v >> 32) - 1, off = (uint32_t)(v >> 1) & 0x7fffffffu;
+        int along = fw == (int)(v & 1);
+        uint64_t n = x->g->kmers[u], idx = along ? off : n - 1 - off;
+        uint32_t vert = sg_vert(u, !along);
+        if (prev != UINT64_MAX && last && idx == 0 && at - prev >= 2 && at - prev <= (uint64_t)x->max_gap + 1 &&
+            prev < c->len) {
+            /* the gap's bases, from the second base of the last k-mer to the last but one of the first: no N,
+             * no record's end */
+            const char *gap = c->seq + prev + 1;
+            uint32_t len = (uint32_t)(at - prev + (uint64_t)k - 2), ok = 1;
+            for (uint32_t i = 0; i < len && ok; i++) ok = sg_dna_code((unsigned char)gap[i]) >= 0;
+            if (ok) bridges_push(out, bridge_of(prev_v, vert, gap, len));
+        }
+        prev = at;
+        prev_v = vert;
+        last = idx == n - 1;
+    }
+    c->out = out;
+    c->out_free = free_bridges;
+    return 0;
+}
+
+/* In order: every chunk's breaks into one list. */
+static int step_gather_breaks(void *vctx, void *item, sg_emit_t *emit)
+{
+    (void)emit;
+    bridge_ctx_t *x = vctx;
+    if (!item) return 0;
+    bridges_t *b = ((sg_chunk_t *)item)->out;
+    for (size_t i = 0; i < b->n; i++) bridges_push(&x->all, b->b[i]);
+    b->n = 0; /* theirs now */
+    return 0;
+}
+
+static int cmp_bridge(const void *a, const void *b)
+{
+    const bridge_t *x = a, *y = b;
+    if (x->from != y->from) return x->from < y->from ? -1 : 1;
+    if (x->to != y->to) return x->to < y->to ? -1 : 1;
+    if (x->len != y->len) return x->len < y->len ? -1 : 1;
+    return strcmp(x->seq, y->seq);
+}
+
+int64_t sg_bridges_add(const sg_loci_opts_t *o, sg_graph_t *g)
+{
+    if (!g->n || !o->max_gap) return 0;
+    /* every unitig's k-mers: (node + 1) << 32 | offset << 1 | whether the canonical k-mer is the forward one */
+    uint64_t n = 0;
+    for (uint32_t u = 0; u < g->n; u++) n += g->kmers[u];
+    ktab_t t;
+    ktab_init(&t, n, g->k);
+    for (uint32_t u = 0; u < g->n; u++) {
+        kiter_t it = kiter(g->seq + g->seq_off[u], sg_graph_len(g, u), g->k);
+        sg_kmer128_t x;
+        int fw;
+        uint64_t at;
+        while (kiter_next(&it, &x, &fw, &at)) ktab_put(&t, x, (uint64_t)(u + 1) << 32 | at << 1 | (uint64_t)fw);
+    }
+    bridge_ctx_t x = {.t = &t, .g = g, .max_gap = o->max_gap};
+    const sg_step_t steps[] = {{"breaks", step_breaks, 0, 0}, {"gather", step_gather_breaks, 1, 0}};
+    int r = run_pass(&x.in, o, (size_t)g->k - 1 + o->max_gap, steps, 2, &x, "bridging");
+    ktab_free(&t);
+    /* each bridge once, with the times the sequence shows it; those shown
+     * often enough become segments between their two unitigs' ends */
+    qsort(x.all.b, x.all.n, sizeof *x.all.b, cmp_bridge);
+    uint64_t n_edges = 0;
+    sg_edge_t *e = sg_malloc((g->n_edges + 4 * x.all.n + 1) * sizeof *e);
+    for (uint32_t v = 0; v < g->n_vert; v++)
+        for (uint64_t j = g->off[v]; j < g->off[v + 1]; j++) e[n_edges++] = (sg_edge_t){v, g->adj[j], g->ovl[j]};
+    int64_t added = 0;
+    for (size_t i = 0, j; r == 0 && i < x.all.n; i = j) {
+        for (j = i + 1; j < x.all.n && !cmp_bridge(&x.all.b[i], &x.all.b[j]);) j++;
+        if (j - i < o->min_support) continue;
+        const bridge_t *b = &x.all.b[i];
+        uint32_t s = g->n++;
+        g->n_vert += 2;
+        g->seq_off = sg_realloc(g->seq_off, ((size_t)g->n + 1) * sizeof *g->seq_off);
+        g->seq = sg_realloc(g->seq, g->seq_off[s] + b->len + 1);
+        memcpy(g->seq + g->seq_off[s], b->seq, b->len);
+        g->seq_off[s + 1] = g->seq_off[s] + b->len;
+        g->kmers = sg_realloc(g->kmers, (size_t)g->n * sizeof *g->kmers);
+        g->count_sum = sg_realloc(g->count_sum, (size_t)g->n * sizeof *g->count_sum);
+        g->kmers[s] = b->len - (uint32_t)g->k + 1;
+        g->count_sum[s] = (double)g->kmers[s] * (double)(j - i);
+        const uint32_t ov = (uint32_t)g->k - 1;
+        e[n_edges++] = (sg_edge_t){b->from, sg_vert(s, 0), ov};
+        e[n_edges++] = (sg_edge_t){sg_vert(s, 0), b->to, ov};
+        e[n_edges++] = (sg_edge_t){sg_vert_flip(b->to), sg_vert(s, 1), ov};
+        e[n_edges++] = (sg_edge_t){sg_vert(s, 1), sg_vert_flip(b->from), ov};
+        added++;
+    }
+    if (added) sg_graph_set_edges(g, e, n_edges);
+    free(e);
+    for (size_t i = 0; i < x.all.n; i++) free(x.all.b[i].seq);
+    free(x.all.b);
+    return r < 0 ? r : added;
 }
 
 /* ---- the distance spectrum and the identity of copies ---- */

@@ -1,9 +1,14 @@
-/* The loci of an assembly's repeats (seqgpu scc on a genome, where each
- * copy of a repeat is counted once): where the k-mers of each repeat's
- * unitigs lie in the sequence, grouped into loci, each with its period,
- * copies, the identity between its copies and the strand of its unit; the
- * repeats then sum their loci. Two passes over the sequence (on all threads, results in
- * its order): the k-mers looked up, then the loci's bases read. */
+/* Passes over the sequence once the de Bruijn graph of its kept k-mers is
+ * built (on all threads, their results in its order):
+ *  - bridges over the graph's breaks, before the SCCs: where the sequence
+ *    goes from one unitig's end to another's start across k-mers under the
+ *    threshold;
+ *  - the loci of an assembly's repeats (seqgpu scc on a genome, where each
+ *    copy of a repeat is counted once): where the k-mers of each repeat's
+ *    unitigs lie in the sequence, grouped into loci (the k-mers looked up),
+ *    each with its period, copies, the identity between its copies and the
+ *    strand of its unit (the loci's bases read); the repeats then sum their
+ *    loci. */
 #ifndef SG_SCC_LOCI_H
 #define SG_SCC_LOCI_H
 
@@ -49,12 +54,29 @@ typedef struct {
 } sg_loci_t;
 
 typedef struct {
-    char *const *inputs; /* the assembly, read twice more */
+    char *const *inputs; /* the sequence (an assembly, or reads), read again */
     int n_inputs;
     int n_threads;
     size_t read_block;
-    uint32_t n_view;     /* the repeats, first in report order, whose loci are kept for the pictures */
+    uint32_t n_view;     /* loci: the repeats, first in report order, whose loci are kept for the pictures */
+    uint32_t max_gap;    /* bridges: the most k-mers under the threshold one crosses (0: none) */
+    uint32_t min_support; /* bridges: the fewest times the sequence shows one */
 } sg_loci_opts_t;
+
+/**
+ * Bridges over the breaks of a de Bruijn graph of sequence (g, its
+ * unitigs, canonical): where the sequence reads the last k-mer of one
+ * oriented unitig and, 2 to max_gap + 1 k-mers on, the first of one, with
+ * no kept k-mer between (the k-mers of a variant that copies of an array
+ * share, each under the threshold, where the array's cycle breaks), the
+ * bases between become a segment linked to the two ends (overlaps of k - 1),
+ * when the sequence shows them min_support times or more (the count of
+ * each of its k-mers). A pass over the sequence; the segments are added in
+ * the order of their ends and bases, so that the graph does not depend on
+ * the threads.
+ * @return the bridges added, or a negative SG_ERR_* code (the input's error printed)
+ */
+int64_t sg_bridges_add(const sg_loci_opts_t *o, sg_graph_t *g) __attribute__((warn_unused_result));
 
 /**
  * Place the repeats of a de Bruijn graph of an assembly (g, its SCCs comp,

@@ -294,7 +294,7 @@ def assembly(args):
     no poly-A tail). Writes PREFIX.fa, PREFIX.arrays.tsv (record, start, end,
     period, unit as its least rotation on either strand, the strand that
     reads it: + or -, or . for a unit that is its own reverse complement's
-    rotation) and PREFIX.interspersed.tsv (record, start, end, family,
+    rotation, the copies' divergence) and PREFIX.interspersed.tsv (record, start, end, family,
     strand)."""
     rnd = random.Random(args.seed)
     sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
@@ -332,7 +332,7 @@ def assembly(args):
         fw = '.' if cu in rots and cu in rc_rots else '+' if cu in rots else '-'
         if fw != '.' and st == '-':
             fw = '+' if fw == '-' else '-'
-        pieces.append(('array', arr, (int(p), cu, fw)))
+        pieces.append(('array', arr, (int(p), cu, fw, float(d))))
     for i, ln in enumerate((2000, 6000)):
         e = unique(ln)
         pieces.append(('rep', e, ('direct%d' % i, '+')))
@@ -374,20 +374,44 @@ def assembly(args):
             for i in range(0, len(seq), 80):
                 f.write(seq[i:i + 80] + '\n')
     with open(args.prefix + '.arrays.tsv', 'w') as f:
-        f.write('record\tstart\tend\tperiod\tunit\tstrand\n')
+        f.write('record\tstart\tend\tperiod\tunit\tstrand\tdivergence\n')
         for a in sorted(arrays):
-            f.write('%s\t%d\t%d\t%d\t%s\t%s\n' % a)
+            f.write('%s\t%d\t%d\t%d\t%s\t%s\t%g\n' % a)
     with open(args.prefix + '.interspersed.tsv', 'w') as f:
         f.write('record\tstart\tend\tfamily\tstrand\n')
         for a in sorted(inter):
             f.write('%s\t%d\t%d\t%s\t%s\n' % a)
 
 
+def reads(args):
+    """Reads of a FASTA's records (PREFIX.fq): --coverage x of --read-len
+    bases at random places on either strand, substitution errors at
+    --errors."""
+    rnd = random.Random(args.seed)
+    recs = [(n, s.upper()) for n, s in read_records(args.fasta) if len(s) >= args.read_len]
+    total = sum(len(s) for _, s in recs)
+    sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
+    with open(args.prefix + '.fq', 'w') as f:
+        for i in range(total * args.coverage // args.read_len):
+            x = rnd.randrange(total)
+            for name, seq in recs:
+                if x < len(seq):
+                    break
+                x -= len(seq)
+            p = min(x, len(seq) - args.read_len)
+            r = [b if rnd.random() >= args.errors or b not in sub else rnd.choice(sub[b]) for b in seq[p:p + args.read_len]]
+            r = ''.join(r)
+            if rnd.random() < 0.5:
+                r = revcomp(r)
+            f.write('@r%d\n%s\n+\n%s\n' % (i, r, 'I' * len(r)))
+
+
 def locicheck(args):
     """scc's loci of a simulated assembly (PREFIX.loci.bed, PREFIX.repeats.tsv)
     against its truth (assembly's arrays.tsv and interspersed.tsv): every
-    planted array is covered to 80% by one locus of a repeat whose unit is
-    the planted one, its period and strand; no locus touches an interspersed
+    planted array is covered to 80% by one locus of a repeat of its period
+    and strand, whose unit is the planted one (where the copies diverge,
+    the cycle may go through a variant); no locus touches an interspersed
     repeat; the loci are in the order of the FASTA's records and then of
     their starts, and each repeat of the table is the sum of its loci.
     Prints a line per array, then 'ok' or the first thing wrong."""
@@ -406,7 +430,8 @@ def locicheck(args):
     for a in rows(args.arrays):
         s, e, p = int(a[1]), int(a[2]), int(a[3])
         got = [l for l in loci if l[0] == a[0] and min(e, int(l[2])) - max(s, int(l[1])) >= 0.8 * (e - s)]
-        good = [l for l in got if rep[l[3]][7] == a[4] and abs(int(l[6]) - p) <= 0.03 * p and l[5] == a[5]]
+        good = [l for l in got if (rep[l[3]][7] == a[4] or float(a[6]) > 0) and abs(int(l[6]) - p) <= 0.03 * p and
+                l[5] == a[5]]
         print('array\t%s:%d-%d\tperiod %d\t%s' % (a[0], s, e, p, ' '.join('%s:%s-%s/%s/%s' % (l[3], l[1], l[2], l[6], l[5])
                                                                        for l in got) or '-'))
         if not good:
@@ -611,6 +636,13 @@ def main():
     t.add_argument('--alus', type=int, default=200)
     t.add_argument('--alu-divergence', type=float, default=0.10)
     t.add_argument('prefix')
+    t = sub.add_parser('reads')
+    t.add_argument('--seed', type=int, default=1)
+    t.add_argument('--coverage', type=int, default=30)
+    t.add_argument('--read-len', type=int, default=150)
+    t.add_argument('--errors', type=float, default=0.005)
+    t.add_argument('fasta')
+    t.add_argument('prefix')
     t = sub.add_parser('locicheck')
     t.add_argument('--fasta', required=True)
     t.add_argument('--arrays', required=True)
@@ -633,7 +665,7 @@ def main():
     if a.cmd == 'revcomp':
         print(revcomp(a.motif))
         return
-    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim, 'satellites': satellites, 'assembly': assembly, 'locicheck': locicheck, 'ovlcmp': ovlcmp, 'satcheck': satcheck}[a.cmd](a)
+    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim, 'satellites': satellites, 'assembly': assembly, 'locicheck': locicheck, 'reads': reads, 'ovlcmp': ovlcmp, 'satcheck': satcheck}[a.cmd](a)
 
 
 if __name__ == '__main__':
