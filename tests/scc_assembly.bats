@@ -37,8 +37,10 @@ locicheck() {
     run awk '/^>/ {n = 0; next} {n++} n > 1' "$T/a.units.fa"
     assert_output ""
     grep -q '^>repeat1 kind=tandem period=700 copies=5.00 length=3502 loci=1$' "$T/a.units.fa"
-    # copies that diverge 1%, more of them: harder arrays, 1,000 Alu-like copies
-    assembly "$T/b" --seed 2 --length 1500000 --alus 1000 --arrays 6:40:0.01,17:30:0.01,48:20:0.01,171:12:0.01,360:8:0.005
+    # copies that diverge 0.2-1%, arrays of 4 to 40 copies (some bridged, one whose unit reads the other way
+    # round from its component), 500 Alu-like copies
+    assembly "$T/b" --seed 2 --length 2000000 --alus 500 \
+        --arrays 6:40:0.01,17:30:0.01,48:20:0.01,171:12:0.01,360:8:0.005,1000:6:0.01,2000:4:0.005,40:5:0.01,90:4:0.002
     locicheck "$T/b"
     # half the k-mers in copies (400 Alu-like ones 1% apart, 7 operons, pairs): no peak, so an assembly too;
     # --assembly says so
