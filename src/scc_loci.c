@@ -7,6 +7,7 @@
  * on the threads. */
 #define _GNU_SOURCE
 #include "scc_loci.h"
+#include "scc_period.h"
 #include "dna.h"
 #include "input.h"
 #include "log.h"
@@ -693,23 +694,12 @@ int64_t sg_bridges_add(const sg_loci_opts_t *o, sg_graph_t *g)
 
 void sg_distance_spectrum(const char *s, uint64_t len, uint64_t *spectrum)
 {
-    uint64_t cap = 64;
-    while (cap < 2 * len) cap *= 2;
-    /* the last place of each k-mer: key k-mer + 1 (0 empty), place */
-    uint32_t *key = sg_calloc(cap, sizeof *key), *pos = sg_malloc(cap * sizeof *pos);
-    uint64_t fw = 0, rc = 0;
-    int run = 0;
-    for (uint64_t i = 0; i < len; i++) {
-        if (!sg_kmer64_roll(&fw, &rc, &run, (unsigned char)s[i], SG_SPECTRUM_K)) continue;
-        const uint32_t x = (uint32_t)fw;
-        uint64_t h = sg_mix64(x) & (cap - 1);
-        while (key[h] && key[h] != x + 1) h = (h + 1) & (cap - 1);
-        if (key[h] && i - pos[h] <= SG_SPECTRUM_MAX) spectrum[i - pos[h]]++;
-        key[h] = x + 1;
-        pos[h] = (uint32_t)i;
-    }
-    free(key);
-    free(pos);
+    _Static_assert(SG_SPECTRUM_K == SG_PERIOD_K, "one k-mer size for the distance spectra");
+    sg_kmer_last_t t = {0};
+    /* a locus's or a read's sequence: far under 2^32 bases (SG_LOCUS_SEQ_MAX) */
+    sg_repeated_kmers(s, len < UINT32_MAX ? (uint32_t)len : UINT32_MAX, SG_SPECTRUM_MAX, &t, sg_count_distance,
+                      spectrum);
+    sg_kmer_last_free(&t);
 }
 
 double sg_copy_identity(const char *s, uint64_t len, uint64_t p)
