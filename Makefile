@@ -76,7 +76,7 @@ SHARED_SRC := src/log.c src/progress.c src/cli.c src/pipeline.c src/chunk.c src/
               formats/json.c formats/svg.c formats/multiqc.c
 FIND_SRC   := src/find_motif.c src/find_casoff.c src/find_hits.c src/find_scan.c src/find_kernels.c src/find_mismatch.c \
               src/find_align.c src/find_score.c src/find_cpu.c src/find_part.c formats/output.c formats/fai.c
-SCC_SRC    := src/scc_coverage.c src/scc_counts.c src/scc_dbg.c src/scc_graph.c src/scc_tarjan.c src/scc_repeats.c src/scc_pictures.c \
+SCC_SRC    := src/scc_coverage.c src/scc_counts.c src/scc_dbg.c src/scc_graph.c src/scc_tarjan.c src/scc_repeats.c src/scc_loci.c src/scc_pictures.c \
               formats/gfa.c formats/counts.c src/scc_readset.c src/scc_minimizer.c src/scc_overlap.c src/scc_period.c formats/paf.c
 CORE_SRC := $(SHARED_SRC) $(FIND_SRC) $(SCC_SRC) $(CUDA_C_SRC) $(OPENCL_C_SRC)
 # the cpu k-mer table, compiled once per key width (64 and 128 bits)

@@ -164,37 +164,51 @@ void sg_mqc_spectrum(FILE *fp, const char *sample, const sg_spectrum_t *sp)
 
 void sg_mqc_repeats(FILE *fp, const char *sample, const sg_repeats_t *rp)
 {
-    /* the configuration as a YAML header of comment lines */
-    fputs("# id: 'seqgpu_scc_repeats'\n"
-          "# parent_id: 'seqgpu'\n# parent_name: 'seqgpu'\n"
-          "# parent_description: 'Motif hits (seqgpu find) and k-mer spectra and cyclic repeats (seqgpu scc).'\n"
-          "# section_name: 'scc: repeats'\n"
-          "# description: 'The repeats of each sample with the most copies (up to 50 a sample; PREFIX.repeats.tsv "
-          "has them all, PREFIX.repeats.svg draws them).'\n"
-          "# plot_type: 'table'\n"
-          "# pconfig:\n#     id: 'seqgpu_scc_repeats_table'\n#     title: 'seqgpu scc: repeats'\n"
-          "#     namespace: 'seqgpu scc'\n"
-          "# headers:\n"
-          "#     sample: {title: 'sample', description: 'the scc run (its PREFIX)'}\n"
-          "#     kind: {title: 'kind', description: 'tandem (one simple cycle) or complex'}\n"
-          "#     period: {title: 'period (bp)', description: 'the shortest cycle, in bases', format: '{:,.0f}', scale: 'Blues'}\n"
-          "#     copies: {title: 'copies', description: 'mean k-mer count / coverage', format: '{:,.1f}', scale: 'Oranges'}\n"
-          "#     mean_count: {title: 'mean count', description: 'mean k-mer count', format: '{:,.1f}', hidden: true}\n"
-          "#     unitigs: {title: 'unitigs', format: '{:,.0f}'}\n"
-          "#     kmers: {title: 'k-mers', format: '{:,.0f}', hidden: true}\n"
-          "#     unit: {title: 'unit', description: 'the repeat unit (cut at 40 bases; PREFIX.units.fa has it whole)'}\n"
-          "repeat\tsample\tkind\tperiod\tcopies\tmean_count\tunitigs\tkmers\tunit\n",
-          fp);
-    uint32_t *idx = sg_malloc((SG_PICTURE_REPEATS + 1) * sizeof *idx), n = sg_repeats_by_copies(rp, SG_PICTURE_REPEATS, idx);
+    /* the configuration as a YAML header of comment lines; the columns as PREFIX.repeats.tsv names them */
+    const char *nodes, *bases, *coverage;
+    sg_repeats_columns(rp->kind, &nodes, &bases, &coverage);
+    const int reads = rp->kind == SG_REPEATS_READS, assembly = rp->kind == SG_REPEATS_ASSEMBLY;
+    fprintf(fp,
+            "# id: 'seqgpu_scc_repeats'\n"
+            "# parent_id: 'seqgpu'\n# parent_name: 'seqgpu'\n"
+            "# parent_description: 'Motif hits (seqgpu find) and k-mer spectra and cyclic repeats (seqgpu scc).'\n"
+            "# section_name: 'scc: repeats'\n"
+            "# description: 'The longest repeats of each sample (most bases in all copies; up to %d a sample, in the "
+            "order of PREFIX.repeats.tsv, which has them all; PREFIX.repeats.svg draws them).'\n"
+            "# plot_type: 'table'\n"
+            "# pconfig:\n#     id: 'seqgpu_scc_repeats_table'\n#     title: 'seqgpu scc: repeats'\n"
+            "#     namespace: 'seqgpu scc'\n"
+            "# headers:\n"
+            "#     sample: {title: 'sample', description: 'the scc run (its PREFIX)'}\n"
+            "#     kind: {title: 'kind', description: 'tandem (one simple cycle) or complex'}\n"
+            "#     length: {title: 'length (bp)', description: 'bases in all copies%s', format: '{:,.0f}', "
+            "scale: 'Greens'}\n"
+            "#     period: {title: 'period (bp)', description: 'the shortest cycle, in bases', format: '{:,.0f}', "
+            "scale: 'Blues'}\n"
+            "#     copies: {title: 'copies', description: '%s', format: '{:,.1f}', scale: 'Oranges'}\n"
+            "#     %s: {title: '%s', description: '%s', format: '{:,.1f}', hidden: true}\n"
+            "#     %s: {title: '%s', format: '{:,.0f}'}\n"
+            "#     %s: {title: '%s', format: '{:,.0f}', hidden: true}\n",
+            SG_PICTURE_REPEATS, assembly ? ", its loci summed" : "",
+            reads ? "length / period" : assembly ? "its loci summed, each its length / period" : "mean k-mer count / coverage",
+            coverage, reads ? "read coverage" : "mean count",
+            reads ? "the read coverage of the run" : assembly ? "mean k-mer count (copies of a k-mer)" : "mean k-mer count",
+            nodes, nodes, bases, reads ? "read bases" : "k-mers");
+    if (assembly) fputs("#     loci: {title: 'loci', description: 'its loci in PREFIX.loci.bed', format: '{:,.0f}'}\n", fp);
+    fprintf(fp,
+            "#     unit: {title: 'unit', description: 'the repeat unit (cut at 40 bases; PREFIX.units.fa has it whole)'}\n"
+            "repeat\tsample\tkind\tlength\tperiod\tcopies\t%s\t%s\t%s%s\tunit\n",
+            coverage, nodes, bases, assembly ? "\tloci" : "");
+    const uint32_t n = rp->n < SG_PICTURE_REPEATS ? rp->n : SG_PICTURE_REPEATS;
     char unit[200];
     for (uint32_t i = 0; i < n; i++) {
-        const sg_repeat_t *r = &rp->r[idx[i]];
+        const sg_repeat_t *r = &rp->r[i];
         put_cell(fp, sample);
-        fprintf(fp, " repeat%u\t", idx[i] + 1);
+        fprintf(fp, " repeat%u\t", i + 1);
         put_cell(fp, sample);
-        fprintf(fp, "\t%s\t%llu\t%.2f\t%.2f\t%u\t%llu\t%s\n", r->tandem ? "tandem" : "complex",
-                (unsigned long long)r->period, r->copies, r->mean_count, r->n_nodes, (unsigned long long)r->kmers,
-                r->unit[0] ? sg_svg_fit(r->unit, 40, unit, sizeof unit) : "*");
+        fprintf(fp, "\t%s\t%.0f\t%llu\t%.2f\t%.2f\t%u\t%llu", r->tandem ? "tandem" : "complex", r->length,
+                (unsigned long long)r->period, r->copies, r->mean_count, r->n_nodes, (unsigned long long)r->kmers);
+        if (assembly) fprintf(fp, "\t%u", r->loci);
+        fprintf(fp, "\t%s\n", r->unit[0] ? sg_svg_fit(r->unit, 40, unit, sizeof unit) : "*");
     }
-    free(idx);
 }

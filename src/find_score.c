@@ -12,7 +12,7 @@
  * position, and with each PAM. Transcribed (nine decimals, as published) and
  * checked entry by entry against two transcriptions of the table: CRISPOR's
  * CFD_Scoring/mismatch_score.pkl and pam_scores.pkl (mismatches and PAMs; it
- * has no bulges) and the CFDscoRe R package's CSV files in inst/extdata/penalties
+ * has no bulges) and the CFDscoRe R package's inst/extdata/penalties/ CSV files
  * (every entry, bulges included).
  *
  * cfd_mismatch[X][Y][pos - 1]: rX:dY,pos, guide base X (A, C, G, U) against

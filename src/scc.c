@@ -21,6 +21,7 @@
 #include "../formats/multiqc.h"
 #include "../formats/outfile.h"
 #include "../formats/seqio.h"
+#include "../formats/svg.h"
 #include "backend.h"
 #include "cli.h"
 #include "input.h"
@@ -29,6 +30,7 @@
 #include "scc_counts.h"
 #include "scc_coverage.h"
 #include "scc_minimizer.h"
+#include "scc_loci.h"
 #include "scc_pictures.h"
 #include "scc_readset.h"
 #include "scc_repeats.h"
@@ -43,6 +45,8 @@ static void usage(FILE *fp)
 "build a de Bruijn graph of the repeated k-mers of the reads, compact it into\n"
 "unitigs, and report its strongly connected components; or, for long reads,\n"
 "the graph of their overlaps, where reads inside a tandem array close cycles.\n"
+"An assembly (most k-mers seen once, no coverage peak; or --assembly) has each\n"
+"copy counted once, and its repeats placed by locus (PREFIX.loci.bed).\n"
 "With no input named, standard input is read (unless it is a terminal).\n"
 "\n"
 "Options:\n"
@@ -50,8 +54,15 @@ static void usage(FILE *fp)
 "                       --min-identity, as minimap2's ava presets) | sr (-g dbg)\n"
 "  -g, --graph STR      dbg | overlap                          [dbg]\n"
 "  -k INT               dbg: k-mer size, odd, 11 to 63         [31]\n"
-"      --min-copies F   dbg: keep k-mers seen >= F x the estimated k-mer coverage [3]\n"
+"      --min-copies F   dbg: keep k-mers seen >= F x the estimated k-mer coverage\n"
+"                       (an assembly: F copies)                              [3]\n"
 "  -c, --min-count INT  dbg: absolute k-mer count threshold (overrides --min-copies)\n"
+"      --assembly       dbg: the input is an assembly's sequence (told from the\n"
+"                       k-mer counts otherwise): coverage 1, loci placed\n"
+"      --bridge N       dbg: where the sequence goes from a unitig's end to another's\n"
+"                       start across up to 2k k-mers under the threshold (a variant of\n"
+"                       copies that breaks an array's cycle), N times or more, link them\n"
+"                       through those bases; 0: never        [an assembly: 1; reads: 0]\n"
 "      --overlaps FILE  overlap: take the overlaps from PAF (minimap2 -x ava-pb or\n"
 "                       ava-ont), plain or gzip, instead of the own overlapper;\n"
 "                       implies -g overlap\n"
@@ -94,30 +105,40 @@ static void usage(FILE *fp)
 "Input: reads (FASTA/FASTQ, plain, gzip or BGZF, - for stdin), or one GFA graph\n"
 "(S and L lines; depth from KC, km, DP or RC tags).\n"
 "\n"
-"Outputs:\n"
+"Outputs (rows the longest repeat first: the most bases in all its copies):\n"
 "  PREFIX.repeats.tsv     id, kind (tandem | complex), unitigs, kmers, period (bases),\n"
-"                         mean_count, copies, unit (least rotation, either strand);\n"
-"                         overlap: unitigs = reads, kmers = their bases, mean_count =\n"
-"                         the read coverage, copies = length / period; then length,\n"
-"                         length_min, length_max (over the reads spanning the array,\n"
-"                         * when none does) and spanning_reads\n"
+"                         mean_count (k-mer count), copies (mean_count / coverage), unit\n"
+"                         (least rotation, either strand), length (kmers x copies, bases);\n"
+"                         an assembly: copies and length its loci's summed, and loci;\n"
+"                         overlap: reads, bases (theirs), period, read_coverage, copies\n"
+"                         (length / period; * where the reads show no period), unit, length\n"
+"                         (over the reads spanning the array, else bases / coverage + a read),\n"
+"                         length_min, length_max (* when no read spans it), spanning_reads\n"
+"  PREFIX.loci.bed        an assembly's loci, BED6+3: chrom, start, end, repeat id, score\n"
+"                         (identity x 1000), strand of the unit, its period, copies, identity\n"
+"                         between copies (. under two copies); sorted; reads: the header\n"
 "  PREFIX.gfa             GFA 1.0 of the repeat components (LB/CL tags per component;\n"
 "                         overlap: reads with LN and RC tags, dovetails as links)\n"
-"  PREFIX.units.fa        one repeat unit per component\n"
+"  PREFIX.units.fa        one repeat unit per component, on one line\n"
 "  PREFIX.components.tsv  node (overlap: read), component: every one of a repeat\n"
 "  PREFIX.spectrum.svg    the k-mer count histogram, log-log: error trough, coverage peak and\n"
 "                         estimate, threshold, the k-mers kept (a GFA input: its segments' depths;\n"
 "                         overlap: not drawn)\n"
-"  PREFIX.repeats.svg     a panel per repeat, the 50 with the most copies: its unitigs as a cycle\n"
-"                         (overlap: its reads)\n"
+"  PREFIX.repeats.svg     a panel per repeat, the 24 longest: its period spectrum with the\n"
+"                         period's multiples; a dot plot (heatmap) of its largest locus, or of\n"
+"                         its longest read; or its unitigs as a cycle, up to 20\n"
+"  PREFIX.landscape.svg   every repeat by period and copies (log), its area by its length\n"
 "With --stats, for MultiQC: PREFIX.spectrum_mqc.json and PREFIX.repeats_mqc.tsv.\n"
 "Names ending in .gz or .bgz (--write-graph, --stats) are BGZF-compressed too;\n"
-"the pictures and the MultiQC files never are (PREFIX less .gz).\n"
+"the pictures and the MultiQC files never are (PREFIX less .gz); PREFIX.loci.bed.gz\n"
+"gets its tabix index, PREFIX.loci.bed.gz.tbi.\n"
 "With --edges only PREFIX.components.tsv, for every node of a component with\n"
 "two or more nodes or a self-loop.\n"
 "\n"
 "Examples:\n"
 "  seqgpu scc -k 31 -p sample reads_1.fq.gz reads_2.fq.gz\n"
+"  seqgpu scc -p genome genome.fa.gz\n"
+"  seqgpu scc -g overlap -p sample pacbio.fq.gz\n"
 "  seqgpu scc -x hifi -p sample hifi.fq.gz\n"
 "\n"
 SG_EXIT_STATUS_TEXT);
@@ -136,6 +157,8 @@ typedef struct {
     size_t max_memory;
     sg_devices_t devices;
     int k, k_given, threads, quiet, verbose, kw, kv, kt;
+    int assembly; /* --assembly */
+    long bridge;  /* --bridge: the times the sequence shows a bridge, at least (0: none; -1: an assembly's 1, reads' 0) */
     double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     double min_copies, min_identity;
     long min_count, min_overlap;
@@ -149,6 +172,7 @@ typedef struct {
     char graph_why[256], why[256]; /* auto: the choices for the graph of reads and for the SCCs, and why */
     int device_failed;           /* under auto: one warning is enough, the rest runs on the cpu */
     uint32_t n_comp, n_nontrivial;
+    uint64_t bridges;            /* added over the graph's breaks */
     double scc_s, report_s;
 } scc_run_t;
 
@@ -246,7 +270,7 @@ static size_t table_memory(const scc_opts_t *o)
 
 static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
 {
-    sg_graph_opts_t go = {.k = o->k, .min_copies = o->min_copies, .min_count = o->min_count,
+    sg_graph_opts_t go = {.k = o->k, .assembly = o->assembly, .min_copies = o->min_copies, .min_count = o->min_count,
                           .n_threads = o->threads, .devices = &o->devices, .tmp_dir = o->tmp_dir,
                           .inputs = o->inputs, .n_inputs = o->n_inputs, .expect = bases_expected(o),
                           .k_given = o->k_given, .min_overlap = (uint32_t)o->min_overlap,
@@ -421,17 +445,85 @@ static char *out_path(const char *prefix, const char *suffix, int plain)
     return p;
 }
 
+/* The sequence a de Bruijn graph's k-mers were counted from (also when
+ * they come from counts files), for the passes after the graph; NULL, with
+ * a warning saying what is not done, when it cannot be read again. */
+static char *const *sequence_again(const scc_opts_t *o, const scc_run_t *run, int *n_in, const char *what)
+{
+    char *const *in = run->builder->inputs ? run->builder->inputs : o->inputs;
+    *n_in = run->builder->inputs ? run->builder->n_inputs : o->n_inputs;
+    for (int i = 0; i < *n_in; i++)
+        if (!sg_input_rereadable(in[i]) || (o->counts && access(in[i], R_OK) != 0)) {
+            sg_warn("'%s' cannot be read again, so %s; give the sequence as a file", in[i], what);
+            return NULL;
+        }
+    return in;
+}
+
+/* Bridges over the graph's breaks (--bridge; an assembly's by default). */
+static int bridge(const scc_opts_t *o, scc_run_t *run, sg_graph_t *g)
+{
+    const long support = o->bridge >= 0 ? o->bridge : run->builder->assembly;
+    int n_in;
+    char *const *in = support ? sequence_again(o, run, &n_in, "the graph's breaks are not bridged") : NULL;
+    if (!in) return 0;
+    const sg_loci_opts_t lo = {.inputs = in, .n_inputs = n_in, .n_threads = o->threads, .read_block = READ_BLOCK,
+                               .max_gap = 2 * (uint32_t)g->k, .min_support = (uint32_t)support};
+    int64_t n = sg_bridges_add(&lo, g);
+    if (n < 0) return (int)n;
+    run->bridges = (uint64_t)n;
+    if (n) sg_info("%lld bridges over the graph's breaks (each in the sequence %ld or more times): %u unitigs and "
+                   "bridges", (long long)n, support, g->n);
+    return 0;
+}
+
+/* The loci of an assembly's repeats, and the repeats as the sums of their
+ * loci (report order and kind), when its sequence can be read again. */
+static int place_loci(const scc_opts_t *o, const scc_run_t *run, const sg_graph_t *g, const uint32_t *comp,
+                      sg_repeats_t *rp, sg_loci_t *loci)
+{
+    int n_in;
+    char *const *in = sequence_again(o, run, &n_in,
+                                     "the repeats of the assembly are not placed: PREFIX.loci.bed holds its header alone");
+    if (!in) return 0;
+    const sg_loci_opts_t lo = {.inputs = in, .n_inputs = n_in, .n_threads = o->threads, .read_block = READ_BLOCK,
+                               .n_view = SG_PICTURE_REPEATS};
+    int r = sg_loci_find(&lo, g, comp, rp, loci);
+    if (r == 0) rp->kind = SG_REPEATS_ASSEMBLY;
+    if (r == 0) sg_info("%zu loci of %u repeats in the assembly", loci->n, rp->n);
+    return r;
+}
+
 /* The pictures, and with --stats the MultiQC files, of a run's repeats and
  * of the histogram it ends up with (reads, or a GFA graph's depths). */
 static void write_pictures(const scc_opts_t *o, const scc_run_t *run, const sg_graph_t *g, const uint32_t *comp,
-                           const sg_repeats_t *rp, sg_outfile_t *spectrum, sg_outfile_t *pictures,
-                           sg_outfile_t *mqc_spectrum, sg_outfile_t *mqc_repeats, const char *sample)
+                           const sg_repeats_t *rp, const sg_loci_t *loci, sg_outfile_t *spectrum,
+                           sg_outfile_t *pictures, sg_outfile_t *landscape, sg_outfile_t *mqc_spectrum,
+                           sg_outfile_t *mqc_repeats, const char *sample)
 {
     /* the reads, also when their k-mers come from counts files: a run in parts draws one run's pictures */
     char *const *in = run->builder && run->builder->inputs ? run->builder->inputs : o->inputs;
     const int n_in = run->builder && run->builder->inputs ? run->builder->n_inputs : o->n_inputs;
-    const sg_repeat_drawing_t unitigs = {.draw = sg_draw_unitigs, .g = g, .comp = comp};
-    sg_repeats_svg(pictures->fp, rp, &unitigs, g->k, in, n_in);
+    /* what each panel shows: an assembly's loci, or what the graph holds */
+    sg_repeat_view_t view[SG_PICTURE_REPEATS];
+    uint32_t n_view = rp->n < SG_PICTURE_REPEATS ? rp->n : SG_PICTURE_REPEATS;
+    sg_repeat_views(g, comp, rp, n_view, view);
+    char b1[32], b2[32];
+    for (uint32_t i = 0; i < n_view && i < loci->n_view; i++) {
+        const sg_locus_view_t *lv = &loci->view[i];
+        memcpy(view[i].spectrum, lv->spectrum, (SG_SPECTRUM_MAX + 1) * sizeof *lv->spectrum);
+        view[i].cycles = 0;
+        if (!lv->seq) continue;
+        const sg_locus_t *l = &loci->l[lv->locus];
+        view[i].seq = lv->seq;
+        view[i].len = lv->len;
+        snprintf(view[i].where, sizeof view[i].where, "%s:%s-%s", loci->names[l->rec], sg_svg_count(l->start + 1, b1),
+                 sg_svg_count(l->end, b2));
+    }
+    const sg_repeat_pictures_t pics = {.g = g, .comp = comp, .view = view, .n_view = n_view};
+    sg_repeats_svg(pictures->fp, rp, &pics, g->k, in, n_in);
+    for (uint32_t i = 0; i < n_view; i++) free(view[i].spectrum);
+    sg_landscape_svg(landscape->fp, rp, g->k, in, n_in);
     if (mqc_repeats->fp) sg_mqc_repeats(mqc_repeats->fp, sample, rp);
     if (!spectrum->fp) return; /* the overlap graph: no k-mers counted */
     sg_spectrum_t sp;
@@ -448,7 +540,7 @@ static void write_pictures(const scc_opts_t *o, const scc_run_t *run, const sg_g
 }
 
 static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, const sg_graph_t *g,
-                        const sg_repeats_t *rp, double wall)
+                        const sg_repeats_t *rp, const sg_loci_t *loci, double wall)
 {
     fprintf(fp, "{\n  \"program\": \"seqgpu\",\n  \"version\": \"%s\",\n  \"command\": \"scc\",\n  \"inputs\": [", SG_VERSION);
     for (int i = 0; i < o->n_inputs; i++) {
@@ -478,6 +570,8 @@ static void write_stats(FILE *fp, const scc_opts_t *o, const scc_run_t *run, con
     fprintf(fp, "  \"nodes\": %u,\n  \"edges\": %llu,\n  \"components\": %u,\n  \"nontrivial_components\": %u,\n",
             g->n, (unsigned long long)(g->oriented ? g->n_edges / 2 : g->n_edges), run->n_comp, run->n_nontrivial);
     if (rp) fprintf(fp, "  \"repeats\": %u,\n", rp->n);
+    if (run->builder && !g->reads) fprintf(fp, "  \"bridges\": %llu,\n", (unsigned long long)run->bridges);
+    if (loci && rp && rp->kind == SG_REPEATS_ASSEMBLY) fprintf(fp, "  \"loci\": %zu,\n", loci->n);
     const double *b = run->builder ? run->builder->sec : (const double[3]){0};
     fprintf(fp, "  \"stage_seconds\": {\"count\": %.4f, \"coverage\": %.4f, \"compact\": %.4f, \"scc\": %.4f, "
                 "\"report\": %.4f},\n  \"wall_seconds\": %.4f,\n  \"cpu_seconds\": %.4f,\n  \"peak_rss_bytes\": %zu\n}\n",
@@ -496,7 +590,7 @@ int main_scc(int argc, char **argv)
 {
     enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT, OPT_PROGRESS,
            OPT_OVERLAPS, OPT_MIN_OVERLAP, OPT_MIN_IDENTITY, OPT_WRITE_OVERLAPS, OPT_MAX_MEMORY, OPT_TMP_DIR, OPT_PART,
-           OPT_COUNTS_OUT, OPT_COUNTS };
+           OPT_COUNTS_OUT, OPT_COUNTS, OPT_ASSEMBLY, OPT_BRIDGE };
     static const struct option lopts[] = {
         {"min-copies", required_argument, NULL, OPT_MIN_COPIES}, {"min-count", required_argument, NULL, 'c'},
         {"edges", required_argument, NULL, OPT_EDGES},           {"write-graph", required_argument, NULL, OPT_WRITE_GRAPH},
@@ -512,10 +606,11 @@ int main_scc(int argc, char **argv)
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY}, {"tmp-dir", required_argument, NULL, OPT_TMP_DIR},
         {"part", required_argument, NULL, OPT_PART},             {"counts-out", required_argument, NULL, OPT_COUNTS_OUT},
         {"counts", no_argument, NULL, OPT_COUNTS},               {"version", no_argument, NULL, 'V'},
-        {"preset", required_argument, NULL, 'x'},
+        {"preset", required_argument, NULL, 'x'},                {"assembly", no_argument, NULL, OPT_ASSEMBLY},
+        {"bridge", required_argument, NULL, OPT_BRIDGE},
         {NULL, 0, NULL, 0}};
     scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2,
-                    .min_overlap = 2000, .min_identity = 0.8};
+                    .min_overlap = 2000, .min_identity = 0.8, .bridge = -1};
     const char *overlap_only = NULL; /* an option of -g overlap that was given */
     const char *dbg_only = NULL;     /* an option of -g dbg's k-mers that was given */
     int prefix_given = 0, max_memory_given = 0, device_given = 0, min_overlap_given = 0, min_identity_given = 0;
@@ -624,6 +719,16 @@ int main_scc(int argc, char **argv)
             break;
         case OPT_COUNTS_OUT: o.counts_out = optarg; break;
         case OPT_COUNTS: o.counts = 1; break;
+        case OPT_ASSEMBLY:
+            o.assembly = 1;
+            dbg_only = "--assembly";
+            break;
+        case OPT_BRIDGE:
+            if (sg_parse_int(optarg, 0, UINT32_MAX, &v) < 0)
+                return usage_error("invalid --bridge '%s' (times the sequence shows a bridge: 0 for none)", optarg);
+            o.bridge = v;
+            dbg_only = "--bridge";
+            break;
         case 'q': o.quiet = 1; break;
         case 'v': o.verbose = 1; break;
         case OPT_PROGRESS:
@@ -664,6 +769,14 @@ int main_scc(int argc, char **argv)
     o.inputs = argv + optind;
     o.n_inputs = argc - optind;
     if (o.edges && o.n_inputs) return usage_error("%s", "--edges takes the graph: give no other input");
+    if (o.bridge > 0 && (o.edges || o.counts_out))
+        return usage_error("%s", o.edges ? "--bridge bridges a de Bruijn graph of sequence, not a graph (--edges)"
+                                         : "--bridge goes with the run that builds the graph (--counts), not a part "
+                                           "(--counts-out)");
+    if (o.assembly && (o.edges || o.counts_out))
+        return usage_error("%s", o.edges ? "--assembly takes an assembly's sequence, not a graph (--edges)"
+                                         : "--assembly goes with the run that writes the report (--counts), not a "
+                                           "part (--counts-out)");
     if (!o.edges && !o.n_inputs) {
         if (isatty(STDIN_FILENO)) return usage_error("%s", "no input given (reads, a GFA graph, or --edges FILE)");
         o.inputs = stdin_input;
@@ -712,8 +825,8 @@ int main_scc(int argc, char **argv)
                            "not standard output or another descriptor: give a file name", o.prefix);
 
     enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_SPECTRUM, OUT_PICTURES, OUT_MQC_SPECTRUM, OUT_MQC_REPEATS,
-           OUT_GRAPH, OUT_STATS, OUT_COUNTS, OUT_OVERLAPS, N_OUT };
-    enum { N_PATHS = 8 };
+           OUT_LOCI, OUT_LANDSCAPE, OUT_LOCI_INDEX, OUT_GRAPH, OUT_STATS, OUT_COUNTS, OUT_OVERLAPS, N_OUT };
+    enum { N_PATHS = 11 };
     /* MultiQC's sample: the prefix's file name; its files go beside --stats */
     char *sample = sg_strdup(base);
     sample[stem] = 0;
@@ -721,10 +834,20 @@ int main_scc(int argc, char **argv)
                             out_path(o.prefix, ".units.fa", 0), out_path(o.prefix, ".components.tsv", 0),
                             out_path(o.prefix, ".spectrum.svg", 1), out_path(o.prefix, ".repeats.svg", 1),
                             sg_mqc_beside(o.stats, sample, ".spectrum_mqc.json"),
-                            sg_mqc_beside(o.stats, sample, ".repeats_mqc.tsv")};
+                            sg_mqc_beside(o.stats, sample, ".repeats_mqc.tsv"),
+                            out_path(o.prefix, ".loci.bed", 0), out_path(o.prefix, ".landscape.svg", 1),
+                            out_path(o.prefix, ".loci.bed", 0)};
+    if (prefix_gz(o.prefix)) { /* a compressed BED gets its tabix index */
+        free(paths[OUT_LOCI_INDEX]);
+        size_t len = strlen(paths[OUT_LOCI]) + 5;
+        paths[OUT_LOCI_INDEX] = sg_malloc(len);
+        snprintf(paths[OUT_LOCI_INDEX], len, "%s.tbi", paths[OUT_LOCI]);
+    }
     const int report = !o.counts_out; /* a part's counts are all a --counts-out run writes */
     const int reads = report && !o.edges; /* outputs of a graph of reads (or a GFA graph) */
     const int overlap = !strcmp(o.graph, "overlap"); /* the overlap graph counts no k-mers: no spectrum */
+    /* loci: of the sequence's k-mers (a GFA graph, found out later, writes the header alone) */
+    const int with_loci = reads && !overlap;
     sg_outfile_t outs[N_OUT] = {
         {.what = "PREFIX.repeats.tsv", .path = !reads ? NULL : paths[0]},
         {.what = "PREFIX.gfa", .path = !reads ? NULL : paths[1]},
@@ -734,6 +857,10 @@ int main_scc(int argc, char **argv)
         {.what = "PREFIX.repeats.svg", .path = !reads ? NULL : paths[5]},
         {.what = "PREFIX.spectrum_mqc.json", .path = !reads || overlap ? NULL : paths[6]},
         {.what = "PREFIX.repeats_mqc.tsv", .path = !reads ? NULL : paths[7]},
+        {.what = "PREFIX.loci.bed", .path = with_loci ? paths[OUT_LOCI] : NULL},
+        {.what = "PREFIX.landscape.svg", .path = reads ? paths[OUT_LANDSCAPE] : NULL},
+        {.what = "the tabix index of PREFIX.loci.bed", .path = with_loci && prefix_gz(o.prefix) ? paths[OUT_LOCI_INDEX] : NULL,
+         .threads = o.threads, .index_of = &outs[OUT_LOCI]},
         {.what = "--write-graph", .path = o.write_graph},
         {.what = "--stats", .path = o.stats},
         {.what = "--counts-out", .path = o.counts_out, .threads = o.threads},
@@ -761,6 +888,7 @@ int main_scc(int argc, char **argv)
     scc_run_t *run = sg_calloc(1, sizeof *run);
     sg_graph_t g = {0};
     sg_repeats_t rp = {0};
+    sg_loci_t loci = {0};
     uint32_t *comp = NULL, *node_comp = NULL;
     double coverage = 1;
     if (!report) {
@@ -790,6 +918,7 @@ int main_scc(int argc, char **argv)
     } else if (o.counts) {
         run->source = "counts";
         if ((r = graph_from_counts(&o, run, &g)) == 0) coverage = run->builder->coverage;
+        if (r == 0) r = bridge(&o, run, &g);
     } else {
         /* the format from the stream that is then read: a pipe is read once */
         sg_progress_stage("reading", 0);
@@ -798,8 +927,11 @@ int main_scc(int argc, char **argv)
         if (fmt == SG_FMT_GFA) {
             run->source = "gfa";
             sg_progress_stage("reading the graph", 0);
-            if (!strcmp(o.graph, "overlap")) {
-                sg_error("-g overlap builds the graph of reads: '%s' is a GFA graph", o.inputs[0]);
+            if (!strcmp(o.graph, "overlap") || o.assembly || o.bridge > 0) {
+                sg_error("%s: '%s' is a GFA graph", o.assembly ? "--assembly takes an assembly's sequence"
+                                                    : o.bridge > 0 ? "--bridge bridges a de Bruijn graph of sequence"
+                                                                   : "-g overlap builds the graph of reads",
+                         o.inputs[0]);
                 r = SG_ERR_INPUT;
             } else if (o.n_inputs > 1) {
                 sg_error("a GFA graph is read alone: give one input");
@@ -814,6 +946,7 @@ int main_scc(int argc, char **argv)
         } else {
             run->source = "reads";
             if ((r = graph_from_reads(&o, run, name, rd, &g)) == 0) coverage = run->builder->coverage;
+            if (r == 0 && !g.reads) r = bridge(&o, run, &g);
         }
     }
     if (r < 0) goto out;
@@ -833,15 +966,18 @@ int main_scc(int argc, char **argv)
         if (run->builder && run->builder->repeats) r = run->builder->repeats(run->builder, &g, comp, run->n_comp, &rp);
         else sg_repeats_find(&g, comp, run->n_comp, coverage, &rp);
         if (r < 0) goto out;
+        rp.kind = g.reads ? SG_REPEATS_READS : SG_REPEATS_DBG;
+        if (run->builder && run->builder->assembly && (r = place_loci(&o, run, &g, comp, &rp, &loci)) < 0) goto out;
         run->n_nontrivial = rp.n;
+        if (outs[OUT_LOCI].fp) sg_loci_write_bed(outs[OUT_LOCI].fp, &loci);
         uint8_t *keep = sg_calloc((size_t)g.n + 1, 1);
         for (uint32_t i = 0; i < g.n; i++) keep[i] = rp.node_repeat[i] != 0;
         sg_repeats_write_tsv(outs[OUT_TSV].fp, &rp);
         sg_gfa_write(outs[OUT_GFA].fp, &g, keep, rp.node_repeat);
         sg_repeats_write_units(outs[OUT_UNITS].fp, &rp);
         sg_components_write(outs[OUT_COMP].fp, &g, rp.node_repeat);
-        write_pictures(&o, run, &g, comp, &rp, &outs[OUT_SPECTRUM], &outs[OUT_PICTURES], &outs[OUT_MQC_SPECTRUM],
-                       &outs[OUT_MQC_REPEATS], sample);
+        write_pictures(&o, run, &g, comp, &rp, &loci, &outs[OUT_SPECTRUM], &outs[OUT_PICTURES], &outs[OUT_LANDSCAPE],
+                       &outs[OUT_MQC_SPECTRUM], &outs[OUT_MQC_REPEATS], sample);
         free(keep);
     } else {
         node_comp = sg_malloc(((size_t)g.n + 1) * sizeof *node_comp);
@@ -849,7 +985,7 @@ int main_scc(int argc, char **argv)
         sg_components_write(outs[OUT_COMP].fp, &g, node_comp);
     }
     run->report_s = sg_realtime() - t0;
-    if (o.stats) write_stats(outs[OUT_STATS].fp, &o, run, &g, g.oriented ? &rp : NULL, sg_realtime() - t_start);
+    if (o.stats) write_stats(outs[OUT_STATS].fp, &o, run, &g, g.oriented ? &rp : NULL, &loci, sg_realtime() - t_start);
     r = sg_outfiles_close(outs, N_OUT);
     sg_progress_stop();
     if (r == 0) {
@@ -857,10 +993,11 @@ int main_scc(int argc, char **argv)
             uint32_t tandem = 0;
             for (uint32_t i = 0; i < rp.n; i++) tandem += rp.r[i].tandem;
             const int sp = outs[OUT_SPECTRUM].path != NULL, mqc = outs[OUT_MQC_REPEATS].path != NULL;
-            sg_info("%u repeats (%u tandem) in %u components; wrote %s, %s, %s, %s; pictures %s%s%s%s%s%s%s", rp.n,
-                    tandem, run->n_comp, paths[0], paths[1], paths[2], paths[3], sp ? paths[4] : "", sp ? ", " : "",
-                    paths[5], mqc ? "; for MultiQC " : "", mqc && sp ? paths[6] : "", mqc && sp ? ", " : "",
-                    mqc ? paths[7] : "");
+            const int lb = outs[OUT_LOCI].path != NULL;
+            sg_info("%u repeats (%u tandem) in %u components; wrote %s, %s, %s, %s%s%s; pictures %s%s%s, %s%s%s%s%s", rp.n,
+                    tandem, run->n_comp, paths[0], paths[1], paths[2], paths[3], lb ? ", " : "", lb ? paths[OUT_LOCI] : "",
+                    sp ? paths[4] : "", sp ? ", " : "", paths[5], paths[OUT_LANDSCAPE], mqc ? "; for MultiQC " : "",
+                    mqc && sp ? paths[6] : "", mqc && sp ? ", " : "", mqc ? paths[7] : "");
         } else {
             sg_info("%u strongly connected components, %u with two or more nodes or a self-loop; wrote %s",
                     run->n_comp, run->n_nontrivial, paths[3]);
@@ -877,6 +1014,7 @@ out:
     free(comp);
     free(node_comp);
     sg_repeats_free(&rp);
+    sg_loci_free(&loci);
     sg_graph_free(&g);
     if (run->builder) run->builder->free(run->builder);
     if (run->solver) run->solver->free(run->solver);

@@ -115,6 +115,7 @@ struct sg_graph_builder {
     void (*spectrum)(const sg_graph_builder_t *b, sg_spectrum_t *sp);
     void (*free)(sg_graph_builder_t *b);
     double coverage;     /* after build: the coverage of single-copy sequence, which copies are counted in */
+    int assembly;        /* after build: the reads are an assembly's sequence (coverage 1; loci can be placed) */
     char *const *inputs; /* after build from counts files: the reads they counted (NULL: the run's inputs) */
     int n_inputs;
     double sec[3];       /* seconds: reading and counting, the threshold, the graph (overlap: reading, overlaps, graph) */
@@ -124,6 +125,7 @@ struct sg_graph_builder {
 
 typedef struct {
     int k;              /* k-mer size */
+    int assembly;       /* 1: the reads are an assembly (coverage 1); 0: told from the count histogram */
     double min_copies;  /* keep k-mers seen >= min_copies x the estimated coverage ... */
     long min_count;     /* ... or, if above 0, >= min_count times */
     int n_threads;

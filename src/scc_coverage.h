@@ -18,6 +18,7 @@ typedef struct {
     int trough;      /* count where the error k-mers end */
     int peak;        /* the single-copy peak's count, before the fit */
     int clear;       /* a clear peak was found; else coverage is 1 */
+    int assembly;    /* the sequence of an assembly (--assembly, or sg_coverage_assembly): coverage 1, no peak */
 } sg_coverage_t;
 
 /**
@@ -29,6 +30,20 @@ typedef struct {
  * Poisson fit.
  */
 void sg_coverage_estimate(const uint64_t *hist, int n, int k, sg_coverage_t *cov);
+
+/**
+ * Whether the histogram is an assembly's (a genome, contigs), given the
+ * estimate cov of it: with no clear peak of single-copy k-mers (cov), 30%
+ * of the k-mer occurrences or more are of k-mers seen once, and k-mers seen
+ * twice are under a fifth as many as those. In an assembly a k-mer seen
+ * once is single-copy sequence and one seen twice a duplication; reads too
+ * few for a coverage peak (Poisson) have a k-mer seen once about a third as
+ * often seen twice.
+ * @return 1: an assembly; 2: one in the look of the histogram (half of the
+ *         occurrences at 1, a tenth as many at 2), but with a clear peak,
+ *         which reads with many errors have too; 0: reads
+ */
+int sg_coverage_assembly(const uint64_t *hist, int n, const sg_coverage_t *cov);
 
 /** The coverage of a GFA graph: the k-mer-weighted median of its segments'
  * mean counts (1 when they have none). */

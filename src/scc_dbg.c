@@ -31,10 +31,20 @@ typedef struct {
  * (beyond any count: no k-mer kept). */
 static void set_threshold(dbg_t *d)
 {
+    /* an assembly (given, or told from the histogram) has no coverage to
+     * estimate: each copy is counted once, and the threshold is a copy count */
     sg_coverage_estimate(d->hist, SG_HIST_BINS, d->o.k, &d->cov);
+    const int told = d->total ? sg_coverage_assembly(d->hist, SG_HIST_BINS, &d->cov) : 0;
+    if (told == 2 && !d->o.assembly)
+        sg_info("most k-mers are seen once, as in an assembly; taken as reads for the peak at %d: --assembly counts each "
+                "copy once", d->cov.peak);
+    if (d->o.assembly || told == 1) d->cov = (sg_coverage_t){.coverage = 1, .peak = 1, .assembly = 1};
     double t = fmax(2.0, ceil(d->o.min_copies * d->cov.coverage - 1e-9));
     d->threshold = d->o.min_count > 0 ? (uint32_t)d->o.min_count : t >= UINT32_MAX ? UINT32_MAX : (uint32_t)t;
-    if (!d->cov.clear && d->total && d->o.min_count <= 0)
+    if (d->cov.assembly && !d->o.assembly)
+        sg_info("an assembly: %.0f%% of the k-mers are seen once (--assembly says so when this cannot tell): each copy "
+                "counted once, repeats placed by locus", 100.0 * d->hist[1] / (double)d->total);
+    if (!d->cov.clear && !d->cov.assembly && d->total && d->o.min_count <= 0)
         sg_warn("no clear peak of single-copy k-mers in the k-mer count histogram (too little coverage?): coverage "
                 "taken as 1, so k-mers seen %u times or more are kept; set the threshold with -c, to about 3 times "
                 "the k-mer coverage (--stats FILE has the histogram)", d->threshold);
@@ -92,6 +102,7 @@ static int dbg_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
         if (r == 0) {
             set_threshold(d);
             b->coverage = d->cov.coverage;
+            b->assembly = d->cov.assembly;
             if (d->o.n_counts) {
                 b->inputs = d->set.inputs;
                 b->n_inputs = d->set.n_inputs;
@@ -105,11 +116,16 @@ static int dbg_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
     }
     sg_kmer_table_t *t = d->table;
     if (r == 0) {
-        sg_info("%llu k-mers, %llu distinct; k-mer coverage %.1f (peak at %d, errors below %d); keeping k-mers seen "
-                ">= %u times%s: %llu",
-                (unsigned long long)d->total, (unsigned long long)d->distinct, d->cov.coverage, d->cov.peak,
-                d->cov.trough, d->threshold, d->o.min_count > 0 ? "" : " (--min-copies x coverage)",
-                (unsigned long long)d->kept);
+        if (d->cov.assembly)
+            sg_info("%llu k-mers, %llu distinct; keeping k-mers seen >= %u times%s: %llu", (unsigned long long)d->total,
+                    (unsigned long long)d->distinct, d->threshold, d->o.min_count > 0 ? "" : " (--min-copies)",
+                    (unsigned long long)d->kept);
+        else
+            sg_info("%llu k-mers, %llu distinct; k-mer coverage %.1f (peak at %d, errors below %d); keeping k-mers "
+                    "seen >= %u times%s: %llu",
+                    (unsigned long long)d->total, (unsigned long long)d->distinct, d->cov.coverage, d->cov.peak,
+                    d->cov.trough, d->threshold, d->o.min_count > 0 ? "" : " (--min-copies x coverage)",
+                    (unsigned long long)d->kept);
         t0 = sg_realtime();
         sg_progress_stage("unitigs", 0);
         if ((r = t->unitigs(t, g)) < 0 && r != SG_ERR_DEVICE && t->err[0]) sg_error("%s", t->err);
@@ -134,9 +150,10 @@ static void dbg_stats(const sg_graph_builder_t *b, FILE *fp)
     if (d->table_stats[0])
         fprintf(fp, "  \"graph_backend\": \"%s\",\n  \"graph_%s\": {%s},\n", b->backend, b->backend, d->table_stats);
     fprintf(fp, "  \"k\": %d,\n  \"kmers\": %llu,\n  \"distinct_kmers\": %llu,\n  \"coverage\": %.3f,\n"
-                "  \"coverage_peak\": %d,\n  \"error_trough\": %d,\n  \"threshold\": %u,\n  \"kept_kmers\": %llu,\n",
+                "  \"coverage_peak\": %d,\n  \"error_trough\": %d,\n  \"assembly\": %s,\n  \"threshold\": %u,\n"
+                "  \"kept_kmers\": %llu,\n",
             d->o.k, (unsigned long long)d->total, (unsigned long long)d->distinct, d->cov.coverage, d->cov.peak,
-            d->cov.trough, d->threshold, (unsigned long long)d->kept);
+            d->cov.trough, d->cov.assembly ? "true" : "false", d->threshold, (unsigned long long)d->kept);
     if (d->set.n_files) /* given as counts files */
         fprintf(fp, "  \"count_parts\": %d,\n", d->set.n_files);
     int last = SG_HIST_BINS - 1;

@@ -1004,7 +1004,7 @@ static int ovl_repeats(sg_graph_builder_t *b, sg_graph_t *g, uint32_t *comp, uin
         sg_repeats_free(out);
         sg_repeats_find_by(g, comp, n_comp, describe_reads, &x, out);
     }
-    out->loci = 1;
+    out->kind = SG_REPEATS_READS;
     d->repeats = out; /* for --stats, written before the repeats are freed */
     free(x.kids_off);
     free(x.kids);

@@ -39,13 +39,8 @@ static const uint32_t KMASK = (1u << (2 * SG_PERIOD_K)) - 1;
 /* Distances counted within 2% of a long one. */
 static inline uint32_t tol(uint32_t d) { return d / 50; }
 
-/* The last place of each k-mer in one read: open addressing, cleared per read. */
-typedef struct {
-    uint32_t *key, *pos; /* key: k-mer + 1, 0 empty */
-    uint32_t mask;
-} last_t;
-
-static void last_reset(last_t *t, uint32_t len)
+/* The last place of each k-mer in one sequence: open addressing, cleared per sequence. */
+static void last_reset(sg_kmer_last_t *t, uint32_t len)
 {
     uint32_t cap = 64;
     while (cap < 2 * len) cap *= 2;
@@ -58,7 +53,7 @@ static void last_reset(last_t *t, uint32_t len)
 }
 
 /* The previous place of k-mer x, or UINT32_MAX; x's place becomes pos. */
-static uint32_t last_swap(last_t *t, uint32_t x, uint32_t pos)
+static uint32_t last_swap(sg_kmer_last_t *t, uint32_t x, uint32_t pos)
 {
     uint32_t i = (uint32_t)sg_mix64(x) & t->mask;
     while (t->key[i] && t->key[i] != x + 1) i = (i + 1) & t->mask;
@@ -68,10 +63,8 @@ static uint32_t last_swap(last_t *t, uint32_t x, uint32_t pos)
     return prev;
 }
 
-/* Calls f(arg, x, i, d) for every k-mer x of s, ending at i, at distance d
- * <= SG_PERIOD_MAX after its previous place. */
-static void repeated_kmers(const char *s, uint32_t len, last_t *t, void (*f)(void *, uint32_t, uint32_t, uint32_t),
-                           void *arg)
+void sg_repeated_kmers(const char *s, uint32_t len, uint32_t max_d, sg_kmer_last_t *t,
+                       void (*f)(void *, uint32_t, uint32_t, uint32_t), void *arg)
 {
     last_reset(t, len);
     uint32_t x = 0;
@@ -85,11 +78,18 @@ static void repeated_kmers(const char *s, uint32_t len, last_t *t, void (*f)(voi
         x = ((x << 2) | (uint32_t)c) & KMASK;
         if (++run < SG_PERIOD_K) continue;
         uint32_t prev = last_swap(t, x, i);
-        if (prev != UINT32_MAX && i - prev <= SG_PERIOD_MAX) f(arg, x, i, i - prev);
+        if (prev != UINT32_MAX && i - prev <= max_d) f(arg, x, i, i - prev);
     }
 }
 
-static void count_distance(void *arg, uint32_t x, uint32_t i, uint32_t d)
+void sg_kmer_last_free(sg_kmer_last_t *t)
+{
+    free(t->key);
+    free(t->pos);
+    memset(t, 0, sizeof *t);
+}
+
+void sg_count_distance(void *arg, uint32_t x, uint32_t i, uint32_t d)
 {
     (void)x, (void)i;
     ((uint64_t *)arg)[d]++;
@@ -235,13 +235,13 @@ static void mark_pair(void *arg, uint32_t x, uint32_t i, uint32_t d)
 }
 
 /* The stretches of s (len bases) periodic at p, into *e. */
-static void stretches(const char *s, uint32_t len, uint32_t p, last_t *t, marks_t *mk, sg_period_extent_t *e)
+static void stretches(const char *s, uint32_t len, uint32_t p, sg_kmer_last_t *t, marks_t *mk, sg_period_extent_t *e)
 {
     memset(e, 0, sizeof *e);
     if (len > mk->m) mk->at = sg_realloc(mk->at, mk->m = len);
     memset(mk->at, 0, len);
     mk->p = p;
-    repeated_kmers(s, len, t, mark_pair, mk);
+    sg_repeated_kmers(s, len, SG_PERIOD_MAX, t, mark_pair, mk);
     const uint32_t gap = p > 50 ? p : 50;
     for (uint32_t i = 0, j; i < len; i = j) {
         if (!mk->at[i]) {
@@ -264,12 +264,11 @@ static void stretches(const char *s, uint32_t len, uint32_t p, last_t *t, marks_
 
 void sg_period_extent(const char *s, uint32_t len, uint32_t period, sg_period_extent_t *out)
 {
-    last_t t = {0};
+    sg_kmer_last_t t = {0};
     marks_t mk = {0};
     if (period) stretches(s, len, period, &t, &mk, out);
     else memset(out, 0, sizeof *out);
-    free(t.key);
-    free(t.pos);
+    sg_kmer_last_free(&t);
     free(mk.at);
 }
 
@@ -421,10 +420,10 @@ void sg_period_find(const char *const *seqs, const uint32_t *lens, uint32_t n, s
 {
     memset(out, 0, sizeof *out);
     uint64_t *hist = sg_calloc(SG_PERIOD_MAX + 1, sizeof *hist), used = 0;
-    last_t lt = {0};
+    sg_kmer_last_t lt = {0};
     uint32_t n_used = 0;
     for (; n_used < n && used < SG_PERIOD_BASES; used += lens[n_used], n_used++)
-        repeated_kmers(seqs[n_used], lens[n_used], &lt, count_distance, hist);
+        sg_repeated_kmers(seqs[n_used], lens[n_used], SG_PERIOD_MAX, &lt, sg_count_distance, hist);
     uint64_t pairs = 0;
     for (uint32_t d = 1; d <= SG_PERIOD_MAX; d++) pairs += hist[d];
     /* the period: of the peaks with the most pairs at their multiples, the
@@ -476,7 +475,7 @@ void sg_period_find(const char *const *seqs, const uint32_t *lens, uint32_t n, s
     if (p) {
         /* the anchor: the k-mer (either strand) seen most often one period after itself */
         anchor_votes_t v = {.period = p};
-        for (uint32_t i = 0; i < n_used; i++) repeated_kmers(seqs[i], lens[i], &lt, vote_anchor, &v);
+        for (uint32_t i = 0; i < n_used; i++) sg_repeated_kmers(seqs[i], lens[i], SG_PERIOD_MAX, &lt, vote_anchor, &v);
         uint32_t anchor = 0, best = 0;
         if (v.n) qsort(v.kmers, v.n, sizeof *v.kmers, cmp_u32);
         for (size_t i = 0, j; i < v.n; i = j) {
@@ -521,8 +520,7 @@ void sg_period_find(const char *const *seqs, const uint32_t *lens, uint32_t n, s
         }
         for (uint32_t i = 0; i < nc; i++) free(copy[i]);
     }
-    free(lt.key);
-    free(lt.pos);
+    sg_kmer_last_free(&lt);
     if (!out->unit) out->unit = sg_strdup("");
 }
 

@@ -46,6 +46,25 @@ typedef struct {
     uint32_t longest;    /* the longest stretch */
 } sg_period_extent_t;
 
+/* The last place of each SG_PERIOD_K-mer of one sequence (sg_repeated_kmers's
+ * table, reused from one sequence to the next; zero it to start). */
+typedef struct {
+    uint32_t *key, *pos; /* key: k-mer + 1, 0 empty */
+    uint32_t mask;
+} sg_kmer_last_t;
+
+/**
+ * Calls f(arg, x, i, d) for every SG_PERIOD_K-mer x of s[0..len) (A/C/G/T,
+ * either case; any other letter starts k-mers again) that ends at i, d
+ * bases after its previous place, when d <= max_d: the distance spectrum's
+ * pairs (sg_period_find's, and scc_loci.h's sg_distance_spectrum).
+ */
+void sg_repeated_kmers(const char *s, uint32_t len, uint32_t max_d, sg_kmer_last_t *t,
+                       void (*f)(void *, uint32_t, uint32_t, uint32_t), void *arg);
+void sg_kmer_last_free(sg_kmer_last_t *t);
+/** An f for sg_repeated_kmers: counts d in the uint64_t array arg. */
+void sg_count_distance(void *arg, uint32_t x, uint32_t i, uint32_t d);
+
 /**
  * The period of reads seqs[0..n) (letters, either case, any strand), lens
  * their lengths. Only the first SG_PERIOD_BASES or so are looked at.

@@ -108,11 +108,42 @@ static uint64_t weight(const sg_graph_t *g, uint64_t edge)
     return len > g->ovl[edge] ? len - g->ovl[edge] : 0;
 }
 
-/* The shortest cycle through s inside component c, spelled (NULL if none,
- * or when a segment on it has no sequence); *period: its length. */
-static char *shortest_cycle(const sg_graph_t *g, const uint32_t *comp, uint32_t s, uint64_t *dist, uint32_t *prev,
-                            uint64_t *prev_edge, uint32_t *touched, heap_item_t *heap, uint64_t *period)
+/* Scratch of the shortest cycles, for a graph of nv vertices. */
+typedef struct {
+    uint64_t *dist, *prev_edge;
+    uint32_t *prev, *touched;
+    heap_item_t *heap;
+} cycles_t;
+
+static void cycles_init(cycles_t *c, const sg_graph_t *g)
 {
+    const uint64_t nv = g->n_vert;
+    c->dist = sg_malloc((nv + 1) * sizeof *c->dist);
+    c->prev_edge = sg_malloc((nv + 1) * sizeof *c->prev_edge);
+    c->prev = sg_malloc((nv + 1) * sizeof *c->prev);
+    c->touched = sg_malloc((nv + 1) * sizeof *c->touched);
+    c->heap = sg_malloc((g->n_edges + 2) * sizeof *c->heap); /* each edge pushes at most once */
+    for (uint64_t v = 0; v < nv; v++) c->dist[v] = UINT64_MAX;
+}
+
+static void cycles_free(cycles_t *c)
+{
+    free(c->dist);
+    free(c->prev);
+    free(c->prev_edge);
+    free(c->touched);
+    free(c->heap);
+}
+
+/* The shortest cycle through s inside component c, spelled when spelt is
+ * set (NULL if none, or when a segment on it has no sequence); *period:
+ * its length (0: none). */
+static char *shortest_cycle(const sg_graph_t *g, const uint32_t *comp, uint32_t s, cycles_t *cy, int spelt,
+                            uint64_t *period)
+{
+    uint64_t *dist = cy->dist, *prev_edge = cy->prev_edge;
+    uint32_t *prev = cy->prev, *touched = cy->touched;
+    heap_item_t *heap = cy->heap;
     const uint64_t INF = UINT64_MAX;
     uint32_t c = comp[s], n_touched = 0;
     uint64_t n_heap = 0, best = INF, best_edge = 0;
@@ -141,8 +172,8 @@ static char *shortest_cycle(const sg_graph_t *g, const uint32_t *comp, uint32_t 
         }
     }
     char *out = NULL;
-    if (best != INF) {
-        *period = best;
+    *period = best != INF ? best : 0;
+    if (best != INF && spelt) {
         /* walk back from the vertex that closed the cycle, then spell forwards */
         uint64_t n_steps = 1, m = 16;
         uint64_t *edges = sg_malloc(m * sizeof *edges);
@@ -165,11 +196,12 @@ static char *shortest_cycle(const sg_graph_t *g, const uint32_t *comp, uint32_t 
     return out;
 }
 
-static int cmp_repeat(const void *a, const void *b)
+/* The longest first; a repeat's first node tells ties apart (nodes are in
+ * one repeat each). */
+static int cmp_length(const void *a, const void *b, void *rp)
 {
-    const sg_repeat_t *x = a, *y = b;
-    double sx = x->kmers * x->mean_count, sy = y->kmers * y->mean_count;
-    if (sx != sy) return sx > sy ? -1 : 1;
+    const sg_repeat_t *r = rp, *x = &r[*(const uint32_t *)a], *y = &r[*(const uint32_t *)b];
+    if (x->length != y->length) return x->length > y->length ? -1 : 1;
     return (x->nodes[0] > y->nodes[0]) - (x->nodes[0] < y->nodes[0]);
 }
 
@@ -185,9 +217,8 @@ static int cmp_u32(const void *a, const void *b)
  * cycle through its highest-count unitig. */
 typedef struct {
     double coverage;
-    uint64_t *dist, *prev_edge;
-    uint32_t *prev, *touched, *in_deg;
-    heap_item_t *heap;
+    cycles_t cycles;
+    uint32_t *in_deg;
 } dbg_describe_t;
 
 static void describe_dbg(void *ctx, const sg_graph_t *g, const uint32_t *comp, uint32_t c, const uint32_t *mv,
@@ -212,6 +243,7 @@ static void describe_dbg(void *ctx, const sg_graph_t *g, const uint32_t *comp, u
     /* a component that is its own twin, as for (CG)n, reads each canonical k-mer in both
      * orientations along the cycle: every copy counts it twice */
     if (comp[sg_vert_flip(mv[0])] == c) r->copies /= 2;
+    r->length = (double)r->kmers * r->copies;
     /* one simple cycle: inside the component every vertex has one way in and one way out
      * (also when the component is its own twin, as for an (AT)n array: u+ -> u- -> u+) */
     int tandem = 1;
@@ -226,29 +258,50 @@ static void describe_dbg(void *ctx, const sg_graph_t *g, const uint32_t *comp, u
         d->in_deg[mv[i]] = 0;
     }
     r->tandem = tandem;
-    char *cycle = shortest_cycle(g, comp, best, d->dist, d->prev, d->prev_edge, d->touched, d->heap, &r->period);
+    char *cycle = shortest_cycle(g, comp, best, &d->cycles, 1, &r->period);
     r->unit = cycle ? sg_canonical_unit(cycle, r->period) : sg_strdup("");
     free(cycle);
 }
 
 void sg_repeats_find(const sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, double coverage, sg_repeats_t *out)
 {
-    const uint32_t nv = g->n_vert;
     dbg_describe_t d = {.coverage = coverage};
-    d.dist = sg_malloc(((uint64_t)nv + 1) * sizeof *d.dist);
-    d.prev_edge = sg_malloc(((uint64_t)nv + 1) * sizeof *d.prev_edge);
-    d.prev = sg_malloc(((uint64_t)nv + 1) * sizeof *d.prev);
-    d.touched = sg_malloc(((uint64_t)nv + 1) * sizeof *d.touched);
-    d.in_deg = sg_calloc((uint64_t)nv + 1, sizeof *d.in_deg);
-    d.heap = sg_malloc((g->n_edges + 2) * sizeof *d.heap); /* each edge pushes at most once */
-    for (uint32_t v = 0; v < nv; v++) d.dist[v] = UINT64_MAX;
+    cycles_init(&d.cycles, g);
+    d.in_deg = sg_calloc((uint64_t)g->n_vert + 1, sizeof *d.in_deg);
     sg_repeats_find_by(g, comp, n_comp, describe_dbg, &d, out);
-    free(d.dist);
-    free(d.prev);
-    free(d.prev_edge);
-    free(d.touched);
+    cycles_free(&d.cycles);
     free(d.in_deg);
-    free(d.heap);
+}
+
+/* The unitigs with the most k-mers first, ties by vertex. */
+static int cmp_kmers(const void *a, const void *b, void *gp)
+{
+    const sg_graph_t *g = gp;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t kx = g->kmers[x >> 1], ky = g->kmers[y >> 1];
+    if (kx != ky) return kx > ky ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+void sg_repeats_cycle_spectra(const sg_graph_t *g, const uint32_t *comp, const sg_repeats_t *rp, uint32_t n,
+                              uint64_t **spectra, uint32_t max)
+{
+    cycles_t cy;
+    cycles_init(&cy, g);
+    for (uint32_t i = 0; i < n && i < rp->n; i++) {
+        const sg_repeat_t *r = &rp->r[i];
+        const uint32_t c = comp[sg_vert(r->nodes[0], 0)];
+        uint32_t *v = sg_malloc(((size_t)r->n_nodes + 1) * sizeof *v), nv = 0;
+        for (uint32_t j = 0; j < r->n_nodes; j++) v[nv++] = sg_vert(r->nodes[j], comp[sg_vert(r->nodes[j], 0)] != c);
+        qsort_r(v, nv, sizeof *v, cmp_kmers, (void *)g);
+        for (uint32_t j = 0; j < nv && j < SG_CYCLE_SOURCES; j++) {
+            uint64_t len;
+            shortest_cycle(g, comp, v[j], &cy, 0, &len);
+            if (len && len <= max) spectra[i][len] += g->kmers[v[j] >> 1] ? g->kmers[v[j] >> 1] : 1;
+        }
+        free(v);
+    }
+    cycles_free(&cy);
 }
 
 void sg_repeats_find_by(const sg_graph_t *g, const uint32_t *comp, uint32_t n_comp, sg_repeat_describe_t describe,
@@ -287,10 +340,8 @@ void sg_repeats_find_by(const sg_graph_t *g, const uint32_t *comp, uint32_t n_co
         if (out->n == m_rep) out->r = sg_realloc(out->r, (m_rep *= 2) * sizeof *out->r);
         out->r[out->n++] = r;
     }
-    qsort(out->r, out->n, sizeof *out->r, cmp_repeat);
     out->node_repeat = sg_calloc((uint64_t)g->n + 1, sizeof *out->node_repeat);
-    for (uint32_t i = 0; i < out->n; i++)
-        for (uint32_t j = 0; j < out->r[i].n_nodes; j++) out->node_repeat[out->r[i].nodes[j]] = i + 1;
+    sg_repeats_order(out, NULL);
     free(size);
     free(start);
     free(rep);
@@ -310,38 +361,45 @@ void sg_repeats_free(sg_repeats_t *r)
     memset(r, 0, sizeof *r);
 }
 
-static int cmp_copies(const void *a, const void *b, void *rp)
+void sg_repeats_order(sg_repeats_t *r, uint32_t *rank)
 {
-    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-    double x = ((const sg_repeats_t *)rp)->r[i].copies, y = ((const sg_repeats_t *)rp)->r[j].copies;
-    if (x != y) return x > y ? -1 : 1;
-    return (i > j) - (i < j);
+    uint32_t *idx = sg_malloc(((size_t)r->n + 1) * sizeof *idx);
+    for (uint32_t i = 0; i < r->n; i++) idx[i] = i;
+    qsort_r(idx, r->n, sizeof *idx, cmp_length, r->r);
+    sg_repeat_t *sorted = sg_malloc(((size_t)r->n + 1) * sizeof *sorted);
+    for (uint32_t i = 0; i < r->n; i++) {
+        sorted[i] = r->r[idx[i]];
+        if (rank) rank[idx[i]] = i;
+        for (uint32_t j = 0; j < sorted[i].n_nodes; j++) r->node_repeat[sorted[i].nodes[j]] = i + 1;
+    }
+    free(r->r);
+    r->r = sorted;
+    free(idx);
 }
 
-uint32_t sg_repeats_by_copies(const sg_repeats_t *r, uint32_t max, uint32_t *idx)
+void sg_repeats_columns(int kind, const char **nodes, const char **bases, const char **coverage)
 {
-    uint32_t *all = sg_malloc(((size_t)r->n + 1) * sizeof *all);
-    for (uint32_t i = 0; i < r->n; i++) all[i] = i;
-    qsort_r(all, r->n, sizeof *all, cmp_copies, (void *)r);
-    uint32_t n = r->n < max ? r->n : max;
-    memcpy(idx, all, (size_t)n * sizeof *idx);
-    free(all);
-    return n;
+    *nodes = kind == SG_REPEATS_READS ? "reads" : "unitigs";
+    *bases = kind == SG_REPEATS_READS ? "bases" : "kmers";
+    *coverage = kind == SG_REPEATS_READS ? "read_coverage" : "mean_count";
 }
 
 void sg_repeats_write_tsv(FILE *fp, const sg_repeats_t *r)
 {
-    fputs("id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit", fp);
-    fputs(r->loci ? "\tlength\tlength_min\tlength_max\tspanning_reads\n" : "\n", fp);
+    const char *nodes, *bases, *coverage;
+    const int reads = r->kind == SG_REPEATS_READS;
+    sg_repeats_columns(r->kind, &nodes, &bases, &coverage);
+    fprintf(fp, "id\tkind\t%s\t%s\tperiod\t%s\tcopies\tunit\tlength%s%s\n", nodes, bases, coverage,
+            r->kind == SG_REPEATS_ASSEMBLY ? "\tloci" : "", reads ? "\tlength_min\tlength_max\tspanning_reads" : "");
     for (uint32_t i = 0; i < r->n; i++) {
         const sg_repeat_t *x = &r->r[i];
         fprintf(fp, "repeat%u\t%s\t%u\t%llu\t%llu\t%.2f\t", i + 1, x->tandem ? "tandem" : "complex", x->n_nodes,
                 (unsigned long long)x->kmers, (unsigned long long)x->period, x->mean_count);
-        if (r->loci && !x->period) fputc('*', fp); /* reads of no period: copies of nothing */
+        if (reads && !x->period) fputc('*', fp); /* reads of no period: copies of nothing */
         else fprintf(fp, "%.2f", x->copies);
-        fprintf(fp, "\t%s", x->unit[0] ? x->unit : "*");
-        if (r->loci) { /* unknown: * */
-            fprintf(fp, "\t%.0f", x->length);
+        fprintf(fp, "\t%s\t%.0f", x->unit[0] ? x->unit : "*", x->length);
+        if (r->kind == SG_REPEATS_ASSEMBLY) fprintf(fp, "\t%u", x->loci);
+        if (reads) { /* unknown: * */
             if (x->length_min > 0) fprintf(fp, "\t%.0f", x->length_min);
             else fputs("\t*", fp);
             if (x->length_max > 0) fprintf(fp, "\t%.0f", x->length_max);
@@ -357,11 +415,10 @@ void sg_repeats_write_units(FILE *fp, const sg_repeats_t *r)
     for (uint32_t i = 0; i < r->n; i++) {
         const sg_repeat_t *x = &r->r[i];
         if (!x->unit[0]) continue;
-        fprintf(fp, ">repeat%u kind=%s period=%llu copies=%.2f", i + 1, x->tandem ? "tandem" : "complex",
-                (unsigned long long)x->period, x->copies);
-        if (x->length > 0) fprintf(fp, " length=%.0f", x->length);
-        fputc('\n', fp);
-        for (uint64_t j = 0; j < x->period; j += 60) fprintf(fp, "%.60s\n", x->unit + j);
+        fprintf(fp, ">repeat%u kind=%s period=%llu copies=%.2f length=%.0f", i + 1, x->tandem ? "tandem" : "complex",
+                (unsigned long long)x->period, x->copies, x->length);
+        if (r->kind == SG_REPEATS_ASSEMBLY) fprintf(fp, " loci=%u", x->loci);
+        fprintf(fp, "\n%s\n", x->unit);
     }
 }
 

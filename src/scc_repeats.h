@@ -15,20 +15,27 @@ typedef struct {
     uint64_t kmers;     /* overlap graphs: the bases of those reads */
     uint64_t period;    /* shortest cycle through the highest-count unitig, in bases */
     double mean_count;  /* mean k-mer count (overlap graphs: the read coverage) */
-    double copies;      /* mean count / coverage (overlap graphs: length / period) */
-    double length;      /* overlap graphs: the array's length estimate (from the reads that span it, or its bases / the coverage) */
+    double copies;      /* mean count / coverage (overlap graphs: length / period; assemblies: its loci's, summed) */
+    double length;      /* the bases of all its copies: k-mers x copies (overlap graphs: the array's length
+                         * estimate, from the reads that span it, or its reads' bases / the coverage;
+                         * assemblies: its loci's bases) */
     double length_min, length_max; /* overlap graphs: the least and the most over the reads that span it (none: the
                                     * longest stretch of it in one read, and 0: unknown) */
     uint32_t spanning;  /* overlap graphs: the reads that span the array */
+    uint32_t loci;      /* assemblies: its loci */
     char *unit;         /* that cycle's sequence, as its least rotation on either strand */
     uint32_t *nodes;    /* the members, ascending */
 } sg_repeat_t;
 
+/* What the rows of a report are made of, which names its columns. */
+enum { SG_REPEATS_DBG, SG_REPEATS_ASSEMBLY, SG_REPEATS_READS };
+
 typedef struct {
-    sg_repeat_t *r;     /* ordered by k-mers x mean count, largest first; reported ids are index + 1 */
+    sg_repeat_t *r;     /* ordered by length, most first (sg_repeats_order); reported ids are index + 1 */
     uint32_t n;
     uint32_t *node_repeat; /* per node: its repeat's id, 0 for none */
-    int loci;              /* overlap graphs: the arrays' lengths (length, length_min, length_max, spanning_reads) are columns too */
+    int kind;              /* SG_REPEATS_*: the de Bruijn graph of reads (or a GFA graph), of an assembly, or reads
+                            * (whose arrays' lengths, length_min, length_max and spanning_reads, are columns too) */
 } sg_repeats_t;
 
 /**
@@ -60,12 +67,29 @@ uint64_t sg_least_rotation(const char *s, uint64_t n);
 char *sg_canonical_unit(const char *s, uint64_t n);
 
 /**
- * The repeats with the most copies, most first (ties in report order): what
- * the pictures and the MultiQC table show.
- * @param idx  out: up to max indexes into r->r
- * @return how many: min(max, r->n)
+ * Put the repeats in report order, the longest (most bases in all copies)
+ * first, ties by first node, and number the nodes' repeats again: the order
+ * of PREFIX.repeats.tsv, the pictures and the MultiQC table alike.
+ * @param rank  NULL, or out: rank[i] the new index of the repeat at index i before
  */
-uint32_t sg_repeats_by_copies(const sg_repeats_t *r, uint32_t max, uint32_t *idx);
+void sg_repeats_order(sg_repeats_t *r, uint32_t *rank);
+
+/* the unitigs of a repeat whose cycles make its spectrum */
+#define SG_CYCLE_SOURCES 64
+
+/**
+ * The cycle spectra of the first n repeats (report order): for each of the
+ * SG_CYCLE_SOURCES unitigs of a repeat with the most k-mers, the length of
+ * the shortest cycle through it, counted once per k-mer in spectra[i][len]
+ * (len <= max; spectra[i] has max + 1 entries). A k-mer of a tandem array
+ * comes back after one period: what the distance spectrum of its sequence
+ * shows, where the sequence is not at hand (reads).
+ */
+void sg_repeats_cycle_spectra(const sg_graph_t *g, const uint32_t *comp, const sg_repeats_t *rp, uint32_t n,
+                              uint64_t **spectra, uint32_t max);
+
+/** The names of the columns that hold nodes, bases and coverage in a report of this kind. */
+void sg_repeats_columns(int kind, const char **nodes, const char **bases, const char **coverage);
 
 /* The report files (write errors are the caller's to check: sg_outfiles_close()). */
 void sg_repeats_write_tsv(FILE *fp, const sg_repeats_t *r);

@@ -47,15 +47,18 @@ open(sys.argv[1], 'w').write('H\tVN:Z:1.0\n' + '\n'.join(S + L) + '\n')
 PY
 }
 
-@test "scc's spectrum: markers and data on their bins and ticks, labels apart; repeats most copies first; both render" {
+@test "scc's spectrum: markers and data on their bins and ticks, labels apart; repeats the longest first; all render" {
     need xmllint rsvg-convert
     run seqgpu scc -q -p "$T/t" --stats "$T/t.json" "$TANDEM"
     assert_success
     renders "$T/t.spectrum.svg" "$T/s.png" 800 500
-    renders "$T/t.repeats.svg" "$T/r.png" 800
+    renders "$T/t.repeats.svg" "$T/r.png" 1200
+    renders "$T/t.landscape.svg" "$T/l.png" 900 620
     run $PICTURES spectrum "$T/t.spectrum.svg" "$T/t.json"
     assert_output ok
     run $PICTURES repeats "$T/t.repeats.svg" "$T/t.repeats.tsv"
+    assert_output ok
+    run $PICTURES landscape "$T/t.landscape.svg" "$T/t.repeats.tsv"
     assert_output ok
     # arrays of periods 1 to 200 with errors: a trough, a peak, a tail of repeats
     $REF sim --seed 3 --periods 1,2,3,5,8,13,21,34,55,89,144,200 --errors 0.005 "$T/sim"
@@ -65,6 +68,8 @@ PY
     run $PICTURES spectrum "$T/sim.spectrum.svg" "$T/sim.json"
     assert_output ok
     run $PICTURES repeats "$T/sim.repeats.svg" "$T/sim.repeats.tsv"
+    assert_output ok
+    run $PICTURES landscape "$T/sim.landscape.svg" "$T/sim.repeats.tsv"
     assert_output ok
     # a threshold given with -c, below the peak
     run seqgpu scc -q -c 5 -p "$T/c5" --stats "$T/c5.json" "$T/sim.reads.fq"
@@ -80,6 +85,8 @@ PY
     assert_output ok
     run $PICTURES repeats "$T/long.repeats.svg" "$T/long.repeats.tsv"
     assert_output ok
+    run $PICTURES landscape "$T/long.landscape.svg" "$T/long.repeats.tsv"
+    assert_output ok
 }
 
 @test "scc's spectrum without a clear peak (lambda's 2,000 reads) says so; no repeats is a picture too" {
@@ -91,21 +98,25 @@ PY
     assert_output ok
     grep -q 'no single-copy peak: coverage taken as 1' "$T/l.spectrum.svg"
     ! grep -q 'class="coverage"' "$T/l.spectrum.svg" || fail "a coverage marked without a peak"
-    renders "$T/l.repeats.svg" "$T/lr.png" 800
+    renders "$T/l.repeats.svg" "$T/lr.png" 1200
     grep -q 'no repeats' "$T/l.repeats.svg"
+    renders "$T/l.landscape.svg" "$T/ll.png" 900 620
+    grep -q 'no repeats' "$T/l.landscape.svg"
 }
 
-@test "scc on a GFA graph: the spectrum of its segments' depths at their median; 50 of 62 repeats drawn, chords too" {
+@test "scc on a GFA graph: the spectrum of its segments' depths at their median; 24 of 62 repeats drawn, chords too" {
     need xmllint rsvg-convert
     gfa_graph "$T/graph.gfa"
     run seqgpu scc -q -p "$T/g" "$T/graph.gfa"
     assert_success
     [ "$(($(wc -l < "$T/g.repeats.tsv") - 1))" -eq 62 ]
-    renders "$T/g.repeats.svg" "$T/g.png" 800
+    renders "$T/g.repeats.svg" "$T/g.png" 1200
     run $PICTURES repeats "$T/g.repeats.svg" "$T/g.repeats.tsv"
     assert_output ok
+    run $PICTURES landscape "$T/g.landscape.svg" "$T/g.repeats.tsv"
+    assert_output ok
     renders "$T/g.spectrum.svg" "$T/gs.png" 800 500
-    run python3 - "$T/graph.gfa" "$T/g.spectrum.svg" "$T/g.repeats.svg" <<'PY'
+    run python3 - "$T/graph.gfa" "$T/g.spectrum.svg" "$T/g.repeats.svg" "$T/g.repeats.tsv" <<'PY'
 import re, sys
 segs = [l.split('\t') for l in open(sys.argv[1]) if l.startswith('S')]
 # the k-mer-weighted median of the segments' depths (no overlaps: a k-mer a base)
@@ -119,9 +130,17 @@ svg = open(sys.argv[2]).read()
 cov = re.search(r'class="coverage" data-count="([\d.]+)"', svg)
 assert cov and abs(float(cov.group(1)) - depth) < 1e-3, (cov and cov.group(1), depth)
 assert 'k-mer depths of the graph graph.gfa' in svg and 'class="threshold"' not in svg and 'class="trough"' not in svg
-# the bubble cycle's 4 arcs and its 2 links that leave the circle's order
-panel = re.search(r'<g class="repeat" data-id="repeat2".*?</g>', open(sys.argv[3]).read(), re.S).group(0)
-assert panel.count('class="unitig"') == 4 and panel.count('class="link"') == 2, panel
+# the bubble cycle's 4 arcs and its 2 links that leave the circle's order; the ring of 150 is not drawn
+import xml.etree.ElementTree as ET
+rows = [l.split('\t') for l in open(sys.argv[4])][1:]
+panels = {g.get('data-id'): g for g in ET.parse(sys.argv[3]).getroot().iter('{http://www.w3.org/2000/svg}g')
+          if g.get('class') == 'repeat'}
+def count(g, cls):
+    return sum(e.get('class') == cls for e in g.iter())
+bubble = panels[[r[0] for r in rows if r[2] == '4'][0]]
+assert count(bubble, 'unitig') == 4 and count(bubble, 'link') == 2, ET.tostring(bubble)
+ring = panels[[r[0] for r in rows if r[2] == '150'][0]]
+assert count(ring, 'unitig') == 0 and any('150 unitigs:' in (e.text or '') for e in ring.iter()), ET.tostring(ring)
 print('ok')
 PY
     assert_output ok
@@ -149,7 +168,7 @@ PY
     need xmllint
     run seqgpu scc -q -p "$T/s.gz" --stats "$T/s.json" "$TANDEM"
     assert_success
-    for f in spectrum.svg repeats.svg spectrum_mqc.json repeats_mqc.tsv; do
+    for f in spectrum.svg repeats.svg landscape.svg spectrum_mqc.json repeats_mqc.tsv; do
         [ -f "$T/s.$f" ] || fail "no s.$f"
         [ ! -e "$T/s.$f.gz" ] || fail "s.$f.gz"
     done
@@ -160,6 +179,7 @@ PY
     seqgpu scc -q -p "$T/p" "$TANDEM"
     cmp "$T/p.spectrum.svg" "$T/s.spectrum.svg"
     cmp "$T/p.repeats.svg" "$T/s.repeats.svg"
+    cmp "$T/p.landscape.svg" "$T/s.landscape.svg"
 }
 
 @test "the new outputs: with the others or none, never over an input; MultiQC files only with --stats; none with --edges" {
@@ -340,7 +360,7 @@ PY
 @test "the pictures in docs/ are what scc draws of examples/tandem_reads.fq.gz" {
     run seqgpu scc -q -p "$T/docs" "$TANDEM"
     assert_success
-    for f in spectrum repeats; do
+    for f in spectrum repeats landscape; do
         cmp -s "$T/docs.$f.svg" "$ROOT/docs/$f.svg" ||
             fail "docs/$f.svg is out of date: seqgpu scc -p x examples/tandem_reads.fq.gz makes x.$f.svg"
     done

@@ -5,6 +5,7 @@ seqgpu. Prints 'ok' or the first thing wrong (exit 1).
 
   pictures.py spectrum SVG STATS.json   the k-mer spectrum
   pictures.py repeats SVG REPEATS.tsv   the repeat panels
+  pictures.py landscape SVG REPEATS.tsv the landscape of all repeats
 """
 import json
 import math
@@ -188,48 +189,160 @@ def spectrum(svg, stats_path):
     print('ok')
 
 
+def linear_fit(pairs, what):
+    """pos = a + b value over the ticks; every tick within 0.1 px."""
+    n = len(pairs)
+    mx, my = sum(v for v, _ in pairs) / n, sum(p for _, p in pairs) / n
+    b = sum((v - mx) * (p - my) for v, p in pairs) / sum((v - mx) ** 2 for v, _ in pairs)
+    a = my - b * mx
+    for v, p in pairs:
+        if abs(a + b * v - p) > 0.1:
+            fail(f'{what}: tick {v} at {p}, not on a linear scale ({a + b * v:.2f})')
+    return lambda v: a + b * v
+
+
+def rows_of(tsv):
+    lines = [l.rstrip('\n').split('\t') for l in open(tsv)]
+    return lines[0], lines[1:]
+
+
+def inside(e, box, what):
+    x0, y0, x1, y1 = box
+    for t in e.iter(NS + 'text'):
+        if not (x0 <= float(t.get('x')) <= x1 and y0 <= float(t.get('y')) <= y1):
+            fail(f'{t.text!r} is outside {what}')
+    for r in e.iter(NS + 'rect'):
+        rx, ry = float(r.get('x')), float(r.get('y'))
+        if rx < x0 - 0.5 or ry < y0 - 0.5 or rx + float(r.get('width')) > x1 + 0.5 or ry + float(r.get('height')) > y1 + 0.5:
+            fail(f'a rectangle at {rx},{ry} is outside {what}')
+
+
 def repeats(svg, tsv):
+    """The panels: the first 24 rows of the tsv in its order (the longest
+    first), each with its numbers, its spectrum (ticks on a linear scale,
+    the period's multiples on their distances, a tandem repeat's cycle its
+    tallest bar), its dot plot, heatmap or cycle inside its square."""
     root = ET.parse(svg).getroot()
-    rows = [l.rstrip('\n').split('\t') for l in open(tsv)][1:]
+    head, rows = rows_of(tsv)
     by_id = {r[0]: r for r in rows}
-    if root.get('width') != '800':
+    col = {c: i for i, c in enumerate(head)}
+    if root.get('width') != '1200':
         fail(f'width {root.get("width")}')
     no_overlaps(root)
     panels = [g for g in root.iter(NS + 'g') if 'repeat' in classes(g)]
-    if len(panels) != min(50, len(rows)):
+    if len(panels) != min(24, len(rows)):
         fail(f'{len(panels)} panels for {len(rows)} repeats')
-    copies = [float(g.get('data-copies')) for g in panels]
-    if copies != sorted(copies, reverse=True):
-        fail(f'panels not in order of copies: {copies}')
-    if sorted(float(r[6]) for r in rows)[::-1][:50] != copies:
-        fail('the panels are not the repeats with the most copies')
+    if [g.get('data-id') for g in panels] != [r[0] for r in rows[:24]]:
+        fail('the panels are not the first rows of the table, in its order')
+    lengths = [float(r[col['length']]) for r in rows]
+    if lengths != sorted(lengths, reverse=True):
+        fail(f'the table is not by length, the longest first: {lengths[:10]}')
+    if len(rows) > 24 and 'PREFIX.repeats.tsv lists them all' not in ''.join(t.text for t in root.iter(NS + 'text')):
+        fail('more repeats than panels, and no pointer to the table')
+    reads = head[2] == 'reads'
     for g in panels:
-        r = by_id.get(g.get('data-id'))
-        if not r or g.get('data-period') != r[4] or g.get('data-copies') != r[6]:
-            fail(f'panel {g.get("data-id")}: period {g.get("data-period")}, copies {g.get("data-copies")}; tsv: {r}')
+        r = by_id[g.get('data-id')]
+        period = int(r[col['period']])
+        if g.get('data-period') != r[col['period']] or g.get('data-copies') != r[col['copies']]:
+            fail(f'panel {r[0]}: period {g.get("data-period")}, copies {g.get("data-copies")}; tsv: {r}')
         rect = g.find(NS + 'rect')
         x0, y0 = float(rect.get('x')), float(rect.get('y'))
-        x1, y1 = x0 + float(rect.get('width')), y0 + float(rect.get('height'))
-        for e in g.iter(NS + 'text'):
-            if not (x0 <= float(e.get('x')) <= x1 and y0 <= float(e.get('y')) <= y1):
-                fail(f'{e.text!r} is outside the panel of {r[0]}')
+        box = (x0, y0, x0 + float(rect.get('width')), y0 + float(rect.get('height')))
+        inside(g, box, f'the panel of {r[0]}')
         text = ' '.join(e.text for e in g.iter(NS + 'text'))
         unit = ''.join(e.text for e in g.iter(NS + 'text') if 'unit' in classes(e))
-        for w in [f'{r[0]} \u00b7 {r[1]}', f'period {int(r[4]):,} bp', f'{int(r[2]):,} unitig']:
+        for w in [f'{r[0]} \u00b7 {r[1]}', f'period {period:,} bp', f'{int(r[2]):,} {"read" if reads else "unitig"}']:
             if w not in text:
                 fail(f'panel {r[0]} does not say {w!r}: {text}')
         m = re.search(r'([\d.]+) copies', text)  # to 0.1, the tsv to 0.01
-        if not m or abs(float(m.group(1)) - float(r[6])) > 0.051:
-            fail(f'panel {r[0]}: copies {m and m.group(1)}, tsv {r[6]}')
-        if r[7] != '*' and not (unit == r[7] or (unit.startswith(r[7][:40]) and f'({int(r[4]):,} bp)' in unit)):
-            fail(f'panel {r[0]}: unit {unit!r}, tsv {r[7]}')
-        # the component's unitigs, once or in both orientations (a component that is its own twin)
-        arcs = [p.get('data-node') for p in g.iter(NS + 'path') if 'unitig' in classes(p)]
-        n = int(r[2])
-        if not (len(arcs) in (n, 2 * n) or (len(arcs) == 120 and n >= 60)):
-            fail(f'panel {r[0]}: {len(arcs)} arcs for {n} unitigs')
+        if not m or abs(float(m.group(1)) - float(r[col['copies']])) > 0.051:
+            fail(f'panel {r[0]}: copies {m and m.group(1)}, tsv {r[col["copies"]]}')
+        u = r[col['unit']]
+        if u != '*' and not (unit == u or (unit.startswith(u[:40]) and f'({period:,} bp)' in unit)):
+            fail(f'panel {r[0]}: unit {unit!r}, tsv {u}')
+        spec = [e for e in g.iter(NS + 'g') if 'spectrum' in classes(e)]
+        if spec:
+            sp = spec[0]
+            ticks = [(float(e.get('data-x')), float(e.get('x1'))) for e in sp.iter(NS + 'line') if e.get('data-x')]
+            if len(ticks) < 2:
+                fail(f'panel {r[0]}: a spectrum with fewer than two ticks')
+            X = linear_fit(ticks, f'the spectrum of {r[0]}')
+            mult = [(int(e.get('data-d')), float(e.get('x1'))) for e in sp.iter(NS + 'line') if e.get('data-d')]
+            if period and (not mult or [d for d, _ in mult] != [period * (i + 1) for i in range(len(mult))]):
+                fail(f'panel {r[0]}: multiples {[d for d, _ in mult]} of a period of {period}')
+            for d, x in mult:
+                if abs(X(d) - x) > 0.1:
+                    fail(f'panel {r[0]}: the multiple {d} at {x}, its distance at {X(d):.1f}')
+            bars = [tuple(float(v) for v in re.findall(r'-?[\d.]+', b))
+                    for b in re.findall(r'M[^z]*z', sp.find(NS + 'path').get('d'))]
+            tallest = max(bars, key=lambda b: -b[3])  # (x, y, width, -height, -width)
+            if r[1] == 'tandem' and not reads and head[-1] != 'loci' and \
+                    not tallest[0] - 0.1 <= X(period) <= tallest[0] + tallest[2] + 0.1:
+                fail(f'panel {r[0]}: its one cycle of {period} is not its tallest bar')
+        arcs = [p for p in g.iter(NS + 'path') if 'unitig' in classes(p)]
+        pics = [e for e in g.iter(NS + 'g') if {'dotplot', 'heatmap'} & set(classes(e))]
+        if arcs and pics:
+            fail(f'panel {r[0]}: a cycle and a dot plot')
+        if arcs and not (len(arcs) in (int(r[2]), 2 * int(r[2])) and len(arcs) <= 20):
+            fail(f'panel {r[0]}: {len(arcs)} arcs for {r[2]} unitigs')
+        if not arcs and not pics and 'see PREFIX.gfa' not in text:
+            fail(f'panel {r[0]}: no cycle, no dot plot and no pointer')
+        for e in pics:
+            f = e.find(NS + 'rect')
+            fx, fy = float(f.get('x')), float(f.get('y'))
+            inside(e, (fx, fy, fx + float(f.get('width')), fy + float(f.get('height'))), f'the square of {r[0]}')
+    print('ok')
+
+
+def landscape(svg, tsv):
+    """Every repeat with a period a disc at its period and copies on the
+    log axes' own ticks, its area by its length; the longest labelled
+    (some), labels apart and clear of the labelled discs."""
+    root = ET.parse(svg).getroot()
+    head, rows = rows_of(tsv)
+    col = {c: i for i, c in enumerate(head)}
+    if (root.get('width'), root.get('height')) != ('900', '620'):
+        fail(f'size {root.get("width")} x {root.get("height")}')
+    no_overlaps(root)
+    lines = list(root.iter(NS + 'line'))
+    xt = [(float(e.get('data-x')), float(e.get('x1'))) for e in lines if e.get('data-x')]
+    yt = [(float(e.get('data-y')), float(e.get('y1'))) for e in lines if e.get('data-y')]
+    X, _ = fit(xt)
+    Y, _ = fit(yt)
+    discs = {e.get('data-id'): e for e in root.iter(NS + 'circle') if 'point' in classes(e)}
+    want = [r for r in rows if int(r[col['period']]) > 0 and float(r[col['copies']]) > 0]
+    if sorted(discs) != sorted(r[0] for r in want):
+        fail(f'{len(discs)} discs for {len(want)} repeats with a period')
+    lmax = max([float(r[col['length']]) for r in want] or [1])
+    for r in want:
+        e = discs[r[0]]
+        cx, cy, rad = float(e.get('cx')), float(e.get('cy')), float(e.get('r'))
+        c = float(r[col['copies']])  # to 0.01: the disc lies between the places of c -/+ 0.005
+        ylo, yhi = sorted((Y(max(c - 0.005, 1e-9)), Y(c + 0.005)))
+        if abs(cx - X(int(r[col['period']]))) > 0.1 or not ylo - 0.1 <= cy <= yhi + 0.1:
+            fail(f'{r[0]} at {cx},{cy}, its period and copies at {X(int(r[col["period"]])):.1f},'
+                 f'{Y(float(r[col["copies"]])):.1f}')
+        if r[1] not in classes(e):
+            fail(f'{r[0]}: not drawn as {r[1]}')
+        want_r = max(2.0, 22 * math.sqrt(float(r[col['length']]) / lmax)) if lmax > 0 else 2
+        if abs(rad - want_r) > 0.06:
+            fail(f'{r[0]}: radius {rad}, its length gives {want_r:.2f}')
+    labels = [e for e in root.iter(NS + 'text') if 'label' in classes(e)]
+    if want and not labels:
+        fail('no repeat labelled')
+    top = [r[0] for r in want[:12]]
+    boxes = {b[4]: b for b in text_boxes(root)}
+    for e in labels:
+        if e.get('data-id') not in top:
+            fail(f'{e.get("data-id")} labelled, not one of the longest')
+        x0, y0, x1, y1, _ = boxes[e.text]
+        for i in top:
+            d = discs[i]
+            cx, cy, rad = float(d.get('cx')), float(d.get('cy')), float(d.get('r'))
+            if x0 < cx + rad - 0.5 and cx - rad + 0.5 < x1 and y0 < cy + rad - 0.5 and cy - rad + 0.5 < y1:
+                fail(f'the label {e.text!r} covers the disc of {i}')
     print('ok')
 
 
 if __name__ == '__main__':
-    {'spectrum': spectrum, 'repeats': repeats}[sys.argv[1]](*sys.argv[2:])
+    {'spectrum': spectrum, 'repeats': repeats, 'landscape': landscape}[sys.argv[1]](*sys.argv[2:])

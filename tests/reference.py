@@ -324,6 +324,173 @@ def satellites(args):
                 f.write('%d\t%d\t%s\t%s\n' % c)
 
 
+def assembly(args):
+    """A genome assembly (FASTA, --records records) of unique sequence with
+    tandem arrays planted (--arrays period:copies:divergence, each copy
+    diverged from the unit on its own as in satellites, on a random
+    strand) among interspersed repeats that are no tandem arrays: a direct
+    and an inverted pair of 2-10 kb, an rRNA-operon-like 5 kb gene in 7
+    copies on both strands (0.1% apart), and an Alu-like family of 300 bp
+    in --alus copies on both strands (--alu-divergence from its consensus,
+    no poly-A tail). Writes PREFIX.fa, PREFIX.arrays.tsv (record, start, end,
+    period, unit as its least rotation on either strand, the strand that
+    reads it: + or -, or . for a unit that is its own reverse complement's
+    rotation, the copies' divergence) and PREFIX.interspersed.tsv (record, start, end, family,
+    strand)."""
+    rnd = random.Random(args.seed)
+    sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
+
+    def unique(n):
+        return ''.join(rnd.choices('ACGT', k=n))
+
+    def diverge(u, d, indels=True):
+        c = []
+        for b in u:
+            x = rnd.random()
+            if x < d * (0.8 if indels else 1):
+                c.append(rnd.choice(sub[b]))
+            elif indels and x < d * 0.9:
+                c.append(b + rnd.choice('ACGT'))
+            elif not indels or x >= d:
+                c.append(b)
+        return ''.join(c)
+
+    def strand(x):
+        return (x, '+') if rnd.random() < 0.5 else (revcomp(x), '-')
+    pieces = []  # (kind, sequence, name): laid out between unique stretches
+    units = []
+    for a in args.arrays.split(','):
+        p, n, d = a.split(':')
+        while True:
+            u = unique(int(p))
+            if primitive(u) and canonical_unit(u) not in units:
+                break
+        cu = canonical_unit(u)
+        units.append(cu)
+        arr, st = strand(''.join(diverge(u, float(d)) for _ in range(int(n))))
+        rots = {u[i:] + u[:i] for i in range(len(u))}
+        rc_rots = {revcomp(x) for x in rots}
+        fw = '.' if cu in rots and cu in rc_rots else '+' if cu in rots else '-'
+        if fw != '.' and st == '-':
+            fw = '+' if fw == '-' else '-'
+        pieces.append(('array', arr, (int(p), cu, fw, float(d))))
+    for i, ln in enumerate((2000, 6000)):
+        e = unique(ln)
+        pieces.append(('rep', e, ('direct%d' % i, '+')))
+        pieces.append(('rep', e, ('direct%d' % i, '+')))
+        e = unique(ln + 3000)
+        pieces.append(('rep', e, ('inverted%d' % i, '+')))
+        pieces.append(('rep', revcomp(e), ('inverted%d' % i, '-')))
+    operon = unique(5000)
+    for _ in range(7):
+        x, st = strand(diverge(operon, 0.001, False))
+        pieces.append(('rep', x, ('operon', st)))
+    alu = unique(300)
+    for _ in range(args.alus):
+        x, st = strand(diverge(alu, args.alu_divergence))
+        pieces.append(('rep', x, ('alu', st)))
+    rnd.shuffle(pieces)
+    n_rec = args.records
+    per = [pieces[i::n_rec] for i in range(n_rec)]
+    free = args.length - sum(len(x[1]) for x in pieces)
+    if free < (len(pieces) + n_rec) * 200:
+        sys.exit('assembly: the repeats leave too little unique sequence')
+    gap = free // (len(pieces) + n_rec)
+    arrays, inter = [], []
+    with open(args.prefix + '.fa', 'w') as f:
+        for r in range(n_rec):
+            name = 'chr%d' % (r + 1)
+            seq = [unique(gap)]
+            at = gap
+            for kind, x, info in per[r]:
+                if kind == 'array':
+                    arrays.append((name, at, at + len(x)) + info)
+                else:
+                    inter.append((name, at, at + len(x), info[0], info[1]))
+                seq.append(x)
+                seq.append(unique(gap))
+                at += len(x) + gap
+            seq = ''.join(seq)
+            f.write('>%s simulated\n' % name)
+            for i in range(0, len(seq), 80):
+                f.write(seq[i:i + 80] + '\n')
+    with open(args.prefix + '.arrays.tsv', 'w') as f:
+        f.write('record\tstart\tend\tperiod\tunit\tstrand\tdivergence\n')
+        for a in sorted(arrays):
+            f.write('%s\t%d\t%d\t%d\t%s\t%s\t%g\n' % a)
+    with open(args.prefix + '.interspersed.tsv', 'w') as f:
+        f.write('record\tstart\tend\tfamily\tstrand\n')
+        for a in sorted(inter):
+            f.write('%s\t%d\t%d\t%s\t%s\n' % a)
+
+
+def reads(args):
+    """Reads of a FASTA's records (PREFIX.fq): --coverage x of --read-len
+    bases at random places on either strand, substitution errors at
+    --errors."""
+    rnd = random.Random(args.seed)
+    recs = [(n, s.upper()) for n, s in read_records(args.fasta) if len(s) >= args.read_len]
+    total = sum(len(s) for _, s in recs)
+    sub = {'A': 'CGT', 'C': 'AGT', 'G': 'ACT', 'T': 'ACG'}
+    with open(args.prefix + '.fq', 'w') as f:
+        for i in range(total * args.coverage // args.read_len):
+            x = rnd.randrange(total)
+            for name, seq in recs:
+                if x < len(seq):
+                    break
+                x -= len(seq)
+            p = min(x, len(seq) - args.read_len)
+            r = [b if rnd.random() >= args.errors or b not in sub else rnd.choice(sub[b]) for b in seq[p:p + args.read_len]]
+            r = ''.join(r)
+            if rnd.random() < 0.5:
+                r = revcomp(r)
+            f.write('@r%d\n%s\n+\n%s\n' % (i, r, 'I' * len(r)))
+
+
+def locicheck(args):
+    """scc's loci of a simulated assembly (PREFIX.loci.bed, PREFIX.repeats.tsv)
+    against its truth (assembly's arrays.tsv and interspersed.tsv): every
+    planted array is covered to 80% by one locus of a repeat of its period
+    and strand, whose unit is the planted one (where the copies diverge,
+    the cycle may go through a variant); no locus touches an interspersed
+    repeat; the loci are in the order of the FASTA's records and then of
+    their starts, and each repeat of the table is the sum of its loci.
+    Prints a line per array, then 'ok' or the first thing wrong."""
+    def rows(path):
+        return [l.rstrip('\n').split('\t') for l in open(path) if not l.startswith(('#', 'record\t', 'id\t'))]
+    order = [l[1:].split()[0] for l in open(args.fasta) if l.startswith('>')]
+    loci = rows(args.prefix + '.loci.bed')
+    rep = {r[0]: r for r in rows(args.prefix + '.repeats.tsv')}
+    bad = []
+    keys = [(order.index(l[0]), int(l[1]), int(l[2]), l[3]) for l in loci]
+    if keys != sorted(keys):
+        bad.append('the loci are not in the order of the records, then of their starts')
+    for l in loci:
+        if len(l) != 9 or l[5] not in '+-.' or int(l[4]) != (round(1000 * float(l[8])) if l[8] != '.' else 0):
+            bad.append('a malformed locus: %s' % l)
+    for a in rows(args.arrays):
+        s, e, p = int(a[1]), int(a[2]), int(a[3])
+        got = [l for l in loci if l[0] == a[0] and min(e, int(l[2])) - max(s, int(l[1])) >= 0.8 * (e - s)]
+        good = [l for l in got if (rep[l[3]][7] == a[4] or float(a[6]) > 0) and abs(int(l[6]) - p) <= 0.03 * p and
+                l[5] == a[5]]
+        print('array\t%s:%d-%d\tperiod %d\t%s' % (a[0], s, e, p, ' '.join('%s:%s-%s/%s/%s' % (l[3], l[1], l[2], l[6], l[5])
+                                                                       for l in got) or '-'))
+        if not good:
+            bad.append('the array at %s:%d-%d (period %d, strand %s) is not found' % (a[0], s, e, p, a[5]))
+    for x in rows(args.interspersed):
+        for l in loci:
+            if l[0] == x[0] and int(l[1]) < int(x[2]) and int(l[2]) > int(x[1]):
+                bad.append('%s at %s:%s-%s touches the interspersed %s at %s-%s' % (l[3], l[0], l[1], l[2], x[3], x[1], x[2]))
+    for i, r in rep.items():
+        mine = [l for l in loci if l[3] == i]
+        length = sum(int(l[2]) - int(l[1]) for l in mine)
+        copies = sum((int(l[2]) - int(l[1])) / int(l[6]) for l in mine)
+        if int(r[9]) != len(mine) or int(r[8]) != length or abs(float(r[6]) - copies) > 0.006:
+            bad.append('%s: %s loci, length %s, %s copies; its loci: %d, %d, %.2f' % (i, r[9], r[8], r[6], len(mine), length,
+                                                                                    copies))
+    print(bad[0] if bad else 'ok')
+
+
 def paf_dovetails(path, min_ovl, max_hang=1000, int_frac=0.8):
     """The dovetail overlaps of a PAF file, classified as miniasm does: a
     set of (read, read, strand) with the reads in sorted order."""
@@ -509,6 +676,27 @@ def main():
                    help='the least distance between copies of 1 kb or more')
     t.add_argument('--background', help='FASTA (plain or gzip): its first record instead of random unique sequence')
     t.add_argument('prefix')
+    t = sub.add_parser('assembly')
+    t.add_argument('--seed', type=int, default=1)
+    t.add_argument('--length', type=int, default=500000)
+    t.add_argument('--records', type=int, default=2)
+    t.add_argument('--arrays', default='2:30:0,6:20:0.002,17:12:0.005,48:10:0.003,171:8:0.002,700:5:0.001',
+                   help='period:copies:divergence,...')
+    t.add_argument('--alus', type=int, default=200)
+    t.add_argument('--alu-divergence', type=float, default=0.10)
+    t.add_argument('prefix')
+    t = sub.add_parser('reads')
+    t.add_argument('--seed', type=int, default=1)
+    t.add_argument('--coverage', type=int, default=30)
+    t.add_argument('--read-len', type=int, default=150)
+    t.add_argument('--errors', type=float, default=0.005)
+    t.add_argument('fasta')
+    t.add_argument('prefix')
+    t = sub.add_parser('locicheck')
+    t.add_argument('--fasta', required=True)
+    t.add_argument('--arrays', required=True)
+    t.add_argument('--interspersed', required=True)
+    t.add_argument('prefix')
     t = sub.add_parser('ovlcmp')
     t.add_argument('--min-overlap', type=int, default=2000)
     t.add_argument('--maf', help="pbsim's alignments of the reads, for the truth")
@@ -527,7 +715,7 @@ def main():
     if a.cmd == 'revcomp':
         print(revcomp(a.motif))
         return
-    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim, 'satellites': satellites, 'ovlcmp': ovlcmp, 'satcheck': satcheck}[a.cmd](a)
+    {'gen': gen, 'find': find, 'motifs': motifs, 'sim': sim, 'satellites': satellites, 'assembly': assembly, 'locicheck': locicheck, 'reads': reads, 'ovlcmp': ovlcmp, 'satcheck': satcheck}[a.cmd](a)
 
 
 if __name__ == '__main__':

@@ -74,6 +74,16 @@ PY
     done
 }
 
+@test "scc gpu: an assembly's loci, tables and pictures equal the cpu's" {
+    $REF assembly --seed 4 --records 3 "$T/a"
+    seqgpu scc -q -b cpu -p "$T/cpu" "$T/a.fa"
+    seqgpu scc -q -b cuda -p "$T/gpu" "$T/a.fa"
+    for f in loci.bed repeats.tsv gfa units.fa components.tsv repeats.svg landscape.svg spectrum.svg; do
+        cmp -s "$T/cpu.$f" "$T/gpu.$f" || fail "$f differs"
+    done
+    [ "$(grep -vc '^#' "$T/cpu.loci.bed")" -ge 6 ] || fail "no loci: $(cat "$T/cpu.loci.bed")"
+}
+
 @test "scc gpu: the tandem arrays of a simulated genome, found on the device" {
     $REF sim --seed 3 --periods 1,2,3,5,8,13,21,34,55,89,144,200 --errors 0.005 "$T/sim"
     seqgpu scc -q -b cuda -p "$T/out" "$T/sim.reads.fq"

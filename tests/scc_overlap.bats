@@ -327,7 +327,7 @@ PY
     : > "$T/empty.fq"
     run seqgpu scc -q -g overlap -p "$T/e" "$T/empty.fq"
     assert_success
-    [ "$(cat "$T/e.repeats.tsv")" = "$(printf 'id\tkind\tunitigs\tkmers\tperiod\tmean_count\tcopies\tunit\tlength\tlength_min\tlength_max\tspanning_reads')" ]
+    [ "$(cat "$T/e.repeats.tsv")" = "$(printf 'id\tkind\treads\tbases\tperiod\tread_coverage\tcopies\tunit\tlength\tlength_min\tlength_max\tspanning_reads')" ]
     run seqgpu scc -q -g overlap -p "$T/s" --stats "$T/s.json" "$ROOT/examples/lambda_reads.fq.gz"
     assert_success
     python3 -c "import json; s = json.load(open('$T/s.json')); assert s['reads'] == 0 and s['short_reads_skipped'] > 0, s" ||

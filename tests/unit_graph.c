@@ -315,6 +315,41 @@ static void test_coverage(void)
     CHECK(cov.coverage <= 3, "single-copy input: coverage %.2f", cov.coverage);
 }
 
+/* Histograms as reads and assemblies give them: what is an assembly, and
+ * which peaks are no coverage. */
+static void test_assembly(void)
+{
+    /* a bacterial genome (Klebsiella HS11286 at k = 31): its 7-8 rRNA operons make a small bump at 8 */
+    uint64_t kp[100] = {0, 5542850, 13730, 6729, 1329, 520, 1648, 1948, 6186, 822, 285, 25, 10, 1};
+    sg_coverage_t cov;
+    sg_coverage_estimate(kp, 100, 31, &cov);
+    CHECK(!cov.clear, "a genome's repeat bump taken for coverage %.1f", cov.coverage);
+    CHECK(sg_coverage_assembly(kp, 100, &cov) == 1, "a genome not told as an assembly");
+    /* an assembly half of whose k-mers are copies: pairs at 2, operons at 7 (a spike, no Poisson peak) */
+    uint64_t dup[100] = {0, 156849, 26088, 1240, 378, 113, 828, 4120, 12, 35, 2};
+    sg_coverage_estimate(dup, 100, 31, &cov);
+    CHECK(!cov.clear, "seven copies at count 7 taken for coverage %.1f", cov.coverage);
+    CHECK(sg_coverage_assembly(dup, 100, &cov) == 1, "a duplicated assembly not told as one");
+    /* reads: errors falling off from 1 and a Poisson peak (30x at 1% errors; 6x of solid k-mers under 80% errors;
+     * 1x, no peak) */
+    const double lambda[] = {30, 6, 1}, err[] = {0.26, 0.8, 0.26};
+    for (int r = 0; r < 3; r++) {
+        uint64_t h[200] = {0};
+        double g = 1e6, total = g * lambda[r] / (1 - err[r]), p = exp(-lambda[r]);
+        for (int c = 1; c < 199; c++) {
+            p *= lambda[r] / c;
+            h[c] = (uint64_t)(g * p);
+        }
+        h[1] += (uint64_t)(err[r] * total * 0.95);
+        h[2] += (uint64_t)(err[r] * total * 0.02);
+        sg_coverage_estimate(h, 200, 31, &cov);
+        /* (reads with 80% error k-mers look like one, and their peak says what they are) */
+        CHECK(sg_coverage_assembly(h, 200, &cov) == (err[r] > 0.5 ? 2 : 0), "reads at %gx (%.0f%% error k-mers): %d",
+              lambda[r], 100 * err[r], sg_coverage_assembly(h, 200, &cov));
+        CHECK(cov.clear == (lambda[r] > 1), "reads at %gx: clear %d, coverage %.1f", lambda[r], cov.clear, cov.coverage);
+    }
+}
+
 int main(void)
 {
     RUN(test_tarjan_random);
@@ -323,5 +358,6 @@ int main(void)
     RUN(test_kmer_counts);
     RUN(test_unitigs);
     RUN(test_coverage);
+    RUN(test_assembly);
     return UNIT_SUMMARY();
 }

@@ -10,11 +10,12 @@ load test_helper
 
 setup_file() {
     # the engines are what is under test: the sanitizer runs check the same commands in nextflow.bats
-    [ -z "${SEQGPU_SANITIZER:-}" ] || skip "the workflow engines are checked in the normal run"
+    [ -z "${SEQGPU_SANITIZER:-}" ] || skip_file "the workflow engines are checked in the normal run"
 }
 
 setup() {
     T=$BATS_TEST_TMPDIR
+    skip_if_file_skipped
     mkdir -p "$T/bin"
     ln -sf "$SEQGPU" "$T/bin/seqgpu"
     export PATH="$T/bin:$PATH"

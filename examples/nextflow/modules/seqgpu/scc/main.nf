@@ -26,6 +26,7 @@ process SEQGPU_SCC {
     tuple val(meta), path("${prefix}.*.svg")         , emit: svg
     tuple val(meta), path("${prefix}.*_mqc.*")       , emit: multiqc
     tuple val(meta), path("${prefix}.json")          , emit: stats
+    tuple val(meta), path("${prefix}.loci.bed")      , emit: loci, optional: true
     tuple val("${task.process}"), val('seqgpu'), eval("seqgpu --version | sed 's/^seqgpu //'"), topic: versions, emit: versions_seqgpu
 
     when:
@@ -55,8 +56,10 @@ process SEQGPU_SCC {
     touch ${prefix}.gfa
     touch ${prefix}.units.fa
     touch ${prefix}.components.tsv
+    touch ${prefix}.loci.bed
     touch ${prefix}.spectrum.svg
     touch ${prefix}.repeats.svg
+    touch ${prefix}.landscape.svg
     echo '{}' > ${prefix}.spectrum_mqc.json
     touch ${prefix}.repeats_mqc.tsv
     echo '{}' > ${prefix}.json
