@@ -57,17 +57,17 @@ if [ -x build/bench/cuda_start ]; then
     for mode in serial parallel; do echo "# CUDA start, all visible: $(build/bench/cuda_start $mode 2>&1 || true)"; done
 fi
 
-# devices used, device seconds (kernels and copies, summed over streams) and
-# the in-process wall of a find --stats file
+# devices used, device seconds (kernels and copies, summed over streams), the
+# in-process wall and the process's CPU seconds of a find --stats file
 find_stats() {
     python3 -c "import json, sys; s = json.load(open(sys.argv[1])); d = s.get('device') or {}
-print('%d %.3f %.3f' % (d.get('devices', 0), sum(d.get(k, 0) for k in ('kernel_seconds', 'h2d_seconds', 'd2h_seconds')),
-      s['wall_seconds']))" "$1"
+print('%d %.3f %.3f %.2f' % (d.get('devices', 0), sum(d.get(k, 0) for k in ('kernel_seconds', 'h2d_seconds', 'd2h_seconds')),
+      s['wall_seconds'], s['cpu_seconds']))" "$1"
 }
 fail=0
 echo
-printf '| guides | mismatches | bulges | --device | devices used | time (s) | peak RSS (MB) | rows | in process (s) | device (s) | vs one device | Amdahl bound |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| guides | mismatches | bulges | --device | devices used | time (s) | peak RSS (MB) | rows | in process (s) | CPU (s) | device (s) | vs one device | Amdahl bound |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for c in $CASES; do
     n=${c%%:*} rest=${c#*:}
     m=${rest%%:*} b=${rest#*:}
@@ -79,7 +79,7 @@ for c in $CASES; do
     ref="" t1=- p1=-
     for devs in 0 $DEVICES; do
         if ! device_list_ok "$devs"; then
-            echo "| $n | $m | $b | $devs | not taken by this seqgpu: skipped | | | | | | | |"
+            echo "| $n | $m | $b | $devs | not taken by this seqgpu: skipped | | | | | | | | |"
             continue
         fi
         tag=mgpu_${case}_$(echo "$devs" | tr ',' '_')
@@ -88,14 +88,14 @@ for c in $CASES; do
             --cas-offinder "$input" -F $fmt ${score:+--score $score})
         t=$1 rss=$2
         if [ -e "$BENCH_DIR/$tag.failed" ] || [ ! -s "$BENCH_DIR/$tag.json" ]; then
-            echo "| $n | $m | $b | $devs | failed: $(tail -1 "$BENCH_DIR/$tag.err") | | | | | | | |"
+            echo "| $n | $m | $b | $devs | failed: $(tail -1 "$BENCH_DIR/$tag.err") | | | | | | | | |"
             fail=1
             continue
         fi
         set -- $(find_stats "$BENCH_DIR/$tag.json")
         [ "$devs" != 0 ] || { t1=$t p1=$2 ref=$BENCH_DIR/$tag.out; }
-        printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %sx | %s |\n' "$n" "$m" "$b" "$devs" "$1" "$t" "$rss" \
-            "$(grep -vc '^#' "$BENCH_DIR/$tag.out" || true)" "$3" "$2" "$(ratio "$t1" "$t" 2)" \
+        printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %sx | %s |\n' "$n" "$m" "$b" "$devs" "$1" "$t" "$rss" \
+            "$(grep -vc '^#' "$BENCH_DIR/$tag.out" || true)" "$3" "$4" "$2" "$(ratio "$t1" "$t" 2)" \
             "$([ "$devs" = 0 ] && echo - || amdahl "$t1" "$p1" "$1")"
         [ "$devs" != 0 ] || continue
         if [ -n "$ref" ] && cmp -s "$ref" "$BENCH_DIR/$tag.out"; then
@@ -107,8 +107,9 @@ for c in $CASES; do
     done
 done
 echo
-echo "# device (s): the run's kernels and copies, summed over its streams and devices; Amdahl bound: T1 / (T1 - P + P / N),"
-echo "# T1 and P the one device's time and device seconds, N the devices used: the most N devices can gain"
+echo "# CPU (s): the process's, waiting threads that spin included; device (s): the run's kernels and copies, summed over"
+echo "# its streams and devices; Amdahl bound: T1 / (T1 - P + P / N), T1 and P the one device's time and device seconds,"
+echo "# N the devices used: the most N devices can gain"
 if [ "$SCC" = 1 ]; then
     echo
     REPEATS=$REPEATS THREADS=$THREADS BENCH_DIR=$BENCH_DIR SEQGPU=$SEQGPU DEVICES=$DEVICES READS=$READS CPU=$SCC_CPU \
