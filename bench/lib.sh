@@ -76,6 +76,7 @@ need_gpus() {
             "(nvidia-smi -L${CUDA_VISIBLE_DEVICES+, CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES}): nothing run" >&2
         exit 1
     fi
+    [ -x "$SEQGPU" ] || { echo "$(basename "$0"): no $SEQGPU: build it first (make): nothing run" >&2; exit 1; }
     "$SEQGPU" version 2> /dev/null | grep -q '^backends:.*cuda' ||
         { echo "$(basename "$0"): $SEQGPU has no cuda backend (build it where nvcc is on the PATH): nothing run" >&2; exit 1; }
 }

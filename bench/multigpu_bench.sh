@@ -12,6 +12,7 @@
 # removed (the same bytes). The CUDA start is timed first: the driver, then
 # a context per device, one after the other and all at once.
 #
+#   make all build/bench/gen_genome build/bench/sim_reads build/bench/cuda_start
 #   sh bench/multigpu_bench.sh     (two or more GPUs; with fewer it says so and exits 1)
 # Environment:
 #   SIZE (3.1G)          genome (bench/gen_genome, seed 7: offtarget_bench.sh's file)
@@ -37,12 +38,15 @@ BENCH_DIR=${BENCH_DIR:-bench/data}
 SEQGPU=${SEQGPU:-bin/seqgpu}
 . bench/lib.sh
 need_gpus 2
+for g in gen_genome sim_reads; do
+    [ -x build/bench/$g ] || { echo "multigpu_bench.sh: no build/bench/$g: make build/bench/$g first" >&2; exit 1; }
+done
 mkdir -p "$BENCH_DIR/offtarget_$SIZE"
 for c in $CASES; do
     case $c in *:*:*/*) ;; *) echo "multigpu_bench.sh: case '$c' is not GUIDES:MISMATCHES:DB/RB (e.g. 1000:6:0/0)" >&2; exit 1 ;; esac
 done
 genome=$BENCH_DIR/offtarget_$SIZE/genome.fa
-[ -s "$genome" ] || build/bench/gen_genome "$SIZE" 7 > "$genome"
+[ -s "$genome" ] || { build/bench/gen_genome "$SIZE" 7 > "$genome.part" && mv "$genome.part" "$genome"; }
 cat "$genome" > /dev/null # into the page cache
 
 echo "# seqgpu on one GPU and on several: $(uname -n), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x$(gpus)," \
