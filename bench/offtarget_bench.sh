@@ -69,16 +69,13 @@ echo "# Cas-OFFinder 3 every alignment: its rows are more than the sites"
 echo
 printf '| guides | mismatches | bulges | tool | time (s) | peak RSS (MB) | rows | peer / tool |\n|---|---|---|---|---|---|---|---|\n'
 for n in $GUIDES; do
-    [ -s "$BENCH_DIR/guides_$n.tsv" ] || awk -v n="$n" 'BEGIN { srand(n); for (i = 0; i < n; i++) { s = ""; for (j = 0; j < 20; j++)
-        s = s substr("ACGT", int(rand() * 4) + 1, 1); printf "g%d\t%s\n", i, s } }' > "$BENCH_DIR/guides_$n.tsv"
     for m in $LIMITS; do
         for b in $BULGES; do
             db=${b%/*} rb=${b#*/}
             case=g${n}_m${m}_b$db$rb
             input=$BENCH_DIR/casoff_$case.txt
             bulged=$([ "$b" = 0/0 ] && echo 0 || echo 1)
-            { echo "$BENCH_DIR/offtarget_$SIZE"; echo "NNNNNNNNNNNNNNNNNNNNNGG$([ "$bulged" = 1 ] && echo " $db $rb")"
-              awk -F'\t' -v m="$m" '{print $2 "NNN " m " " $1}' "$BENCH_DIR/guides_$n.tsv"; } > "$input"
+            casoff_input "$input" "$BENCH_DIR/offtarget_$SIZE" "$n" "$m" "$db" "$rb"
             co_t="" peer=""
             if [ "$bulged" = 0 ] && [ -n "$CASOFF" ]; then
                 peer="Cas-OFFinder 2.4.1 $CASOFF_DEV"
