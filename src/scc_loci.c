@@ -418,7 +418,6 @@ static int step_align(void *vctx, void *item, sg_emit_t *emit)
 /* In order: the identities into the loci, the spectra and sequences into the views. */
 static int step_store(void *vctx, void *item, sg_emit_t *emit)
 {
-    (void)emit;
     pass2_t *x = vctx;
     if (!item) return 0;
     done_t *d = ((sg_chunk_t *)item)->out;
@@ -436,6 +435,7 @@ static int step_store(void *vctx, void *item, sg_emit_t *emit)
             b->seq = NULL;
         }
     }
+    sg_emit(emit, item); /* the chunk is freed as it leaves */
     return 0;
 }
 
@@ -617,12 +617,12 @@ static int step_breaks(void *vctx, void *item, sg_emit_t *emit)
 /* In order: every chunk's breaks into one list. */
 static int step_gather_breaks(void *vctx, void *item, sg_emit_t *emit)
 {
-    (void)emit;
     bridge_ctx_t *x = vctx;
     if (!item) return 0;
     bridges_t *b = ((sg_chunk_t *)item)->out;
     for (size_t i = 0; i < b->n; i++) bridges_push(&x->all, b->b[i]);
     b->n = 0; /* theirs now */
+    sg_emit(emit, item); /* the chunk is freed as it leaves */
     return 0;
 }
 
