@@ -5,6 +5,7 @@ set -e
 cd "$(dirname "$0")/.."
 SEQGPU=${SEQGPU:-bin/seqgpu}
 out=${DEMO_OUT:-$(mktemp -d)}
+mkdir -p "$out"
 
 echo "== restriction sites of 16 enzymes in lambda (examples/enzymes.tsv), counts"
 $SEQGPU find -f examples/enzymes.tsv -F count examples/lambda_virus.fa.gz
