@@ -134,6 +134,14 @@ PY
     done
 }
 
+@test "the man pages render without a warning (a text line starting with . or ' is a request: its words vanish)" {
+    need groff
+    for m in "$ROOT"/man/*.1; do
+        run groff -man -ww -z "$m"
+        assert_output ""
+    done
+}
+
 @test "the README's quick start and make demo run as written" {
     mkdir "$T/qs" && ln -s "$ROOT/examples" "$T/qs/examples"
     sed -n '/^## Quick start/,/^## /p' "$ROOT/README.md" | grep '^seqgpu ' | sed 's/ *#.*//' > "$T/qs.sh"
