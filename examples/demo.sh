@@ -5,6 +5,7 @@ set -e
 cd "$(dirname "$0")/.."
 SEQGPU=${SEQGPU:-bin/seqgpu}
 out=${DEMO_OUT:-$(mktemp -d)}
+mkdir -p "$out"
 
 echo "== restriction sites of 16 enzymes in lambda (examples/enzymes.tsv), counts"
 $SEQGPU find -f examples/enzymes.tsv -F count examples/lambda_virus.fa.gz
@@ -33,4 +34,5 @@ echo "pictures: $out/tandem.spectrum.svg (the k-mer spectrum), $out/tandem.repea
 
 echo
 echo "== seqgpu scc on real reads (lambda phage, 2,000 reads): a genome without repeats gives none"
+echo "   (2,000 reads are 4x of it, too little for a coverage peak: the warning says so, and how to set -c)"
 $SEQGPU scc -p "$out/lambda" examples/lambda_reads.fq.gz

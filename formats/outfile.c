@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <htslib/bgzf.h>
+#include <htslib/hts_log.h>
 #include <htslib/tbx.h>
 
 /* Temporaries to remove when the run ends another way than through
@@ -472,8 +473,25 @@ int sg_outfiles_close(sg_outfile_t *out, int n)
     for (int i = 0; i < n && r == 0; i++) {
         sg_outfile_t *o = &out[i];
         if (!o->index_of || !o->tmp) continue;
-        /* min_shift 0: a .tbi index, the one tabix looks for */
-        if (tbx_index_build3(o->index_of->tmp, o->tmp, 0, o->threads, &tbx_conf_bed) != 0) {
+        /* min_shift 0: a .tbi index, the one tabix looks for; a position past
+         * what a .tbi holds (2^29, a wheat or axolotl chromosome) takes a .csi
+         * (tabix -C), which tabix reads too, put in place as FILE.csi */
+        const int level = hts_get_log_level();
+        hts_set_log_level(HTS_LOG_OFF);
+        int b = tbx_index_build3(o->index_of->tmp, o->tmp, 0, o->threads, &tbx_conf_bed);
+        hts_set_log_level(level);
+        size_t n = strlen(o->target);
+        if (b != 0 && n > 4 && !strcmp(o->target + n - 4, ".tbi") &&
+            tbx_index_build3(o->index_of->tmp, o->tmp, 14, o->threads, &tbx_conf_bed) == 0) {
+            b = 0;
+            if (unlink(o->target) != 0 && errno != ENOENT) /* the .tbi of an earlier run would be read first */
+                sg_warn("cannot remove '%s', an index of an earlier '%s': %s", o->target, o->index_of->name,
+                        strerror(errno));
+            memcpy(o->target + n - 4, ".csi", 4);
+            sg_info("'%s' has positions past 2^29, more than a .tbi index holds: its index is '%s'", o->index_of->name,
+                    o->target);
+        }
+        if (b != 0) {
             sg_error("cannot build the tabix index of '%s': each record's lines must be together, in order "
                      "(a record name given twice?)", o->index_of->name);
             r = SG_ERR_INPUT;

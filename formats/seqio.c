@@ -131,7 +131,13 @@ int sg_inputs_check(char *const *paths, int n)
     for (int i = 0; i < n; i++) {
         struct stat st;
         int std = !strcmp(paths[i], "-");
-        if (std ? !have_in : stat(paths[i], &st) != 0) continue; /* the reader says what is wrong */
+        if (!std && stat(paths[i], &st) != 0) {
+            /* now, not once the inputs before it are read (hours, on a large run) */
+            sg_error("cannot read '%s': %s", paths[i], strerror(errno));
+            free(once);
+            return SG_ERR_INPUT;
+        }
+        if (std && !have_in) continue; /* the reader says what is wrong */
         if (std) st = in;
         if (std || (have_in && st.st_dev == in.st_dev && st.st_ino == in.st_ino && !S_ISREG(in.st_mode))) {
             if (first_stdin >= 0) {

@@ -38,6 +38,11 @@ static void set_threshold(dbg_t *d)
     if (told == 2 && !d->o.assembly)
         sg_info("most k-mers are seen once, as in an assembly; taken as reads for the peak at %d: --assembly counts each "
                 "copy once", d->cov.peak);
+    /* a coverage peak as wide as a Poisson's (sg_coverage_estimate's test from 4 on), with few k-mers
+     * seen once, is reads' */
+    if (d->o.assembly && !told && d->cov.clear && d->cov.peak >= 4)
+        sg_warn("--assembly, but the k-mer counts have a coverage peak at %d, as reads do: each k-mer is taken as "
+                "one copy, so copies are off by the coverage (leave --assembly out for reads)", d->cov.peak);
     if (d->o.assembly || told == 1) d->cov = (sg_coverage_t){.coverage = 1, .peak = 1, .assembly = 1};
     double t = fmax(2.0, ceil(d->o.min_copies * d->cov.coverage - 1e-9));
     d->threshold = d->o.min_count > 0 ? (uint32_t)d->o.min_count : t >= UINT32_MAX ? UINT32_MAX : (uint32_t)t;

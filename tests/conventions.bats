@@ -113,6 +113,48 @@ load test_helper
     done
 }
 
+@test "find -h, scc -h, the man pages' options and the README's option blocks name the same long options" {
+    for cmd in find scc; do
+        seqgpu $cmd -h > "$T/$cmd.h"
+        run python3 - "$T/$cmd.h" "$ROOT/man/seqgpu-$cmd.1" "$ROOT/README.md" "$cmd" <<'PY'
+import re, sys
+help_, man, readme, cmd = open(sys.argv[1]).read(), open(sys.argv[2]).read(), open(sys.argv[3]).read(), sys.argv[4]
+opt = r'--([a-z][a-z0-9-]*[a-z0-9])'
+h = set(re.findall(opt, help_))
+# the man page: every option its text names (roff spells - as \-)
+m = set(re.findall(opt, man.replace('\\-', '-')))
+# the README: the option block under "## seqgpu CMD"
+r = set(re.findall(opt, readme.split('## seqgpu ' + cmd)[1].split('```')[1]))
+for name, got in ('man page', m), ('README block', r):
+    for o in sorted(h - got): print(f'{cmd} -h has --{o}, the {name} not')
+for o in sorted(r - h): print(f'the README block has --{o}, {cmd} -h not')
+PY
+        assert_success
+        assert_output ""
+    done
+}
+
+@test "the man pages render without a warning (a text line starting with . or ' is a request: its words vanish)" {
+    need groff
+    for m in "$ROOT"/man/*.1; do
+        run groff -man -ww -z "$m"
+        assert_output ""
+    done
+}
+
+@test "the README's quick start and make demo run as written" {
+    mkdir "$T/qs" && ln -s "$ROOT/examples" "$T/qs/examples"
+    sed -n '/^## Quick start/,/^## /p' "$ROOT/README.md" | grep '^seqgpu ' | sed 's/ *#.*//' > "$T/qs.sh"
+    [ "$(wc -l < "$T/qs.sh")" -ge 2 ] || fail "no quick start commands"
+    run bash -c "cd '$T/qs' && PATH='$(dirname "$SEQGPU")':\$PATH && set -e && . '$T/qs.sh'"
+    assert_success
+    [ -s "$T/qs/sites.bed" ] && [ -s "$T/qs/tandem.repeats.tsv" ] || fail "the quick start wrote nothing: $(ls "$T/qs")"
+    run env SEQGPU="$SEQGPU" DEMO_OUT="$T/demo" sh "$ROOT/examples/demo.sh"
+    assert_success
+    assert_output --partial "4 repeats (4 tandem)"
+    assert_output --partial "repeat1	tandem	1	171	171"
+}
+
 @test "threads: the CPUs the process may use by default (affinity, and a cgroup's CPU quota)" {
     need taskset
     taskset -c 0 "$SEQGPU" find -q -m GAATTC --stats "$T/one.json" -o /dev/null "$LAMBDA"

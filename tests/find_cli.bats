@@ -89,10 +89,17 @@ try 'seqgpu find -h' for the options"
     assert_output --partial "invalid letter 'X' at position 5 of motif 'ACGTX'"
 }
 
-@test "a missing input file is named" {
+@test "a missing input file is named, before any input is read" {
     run seqgpu find -m ACGT "$T/nope.fa"
     assert_failure 1
     assert_line "seqgpu find: cannot read '$T/nope.fa': No such file or directory"
+    # the first input is not scanned (no hits written) before the second is found missing; scc's PAF alike
+    run seqgpu find -q -m GAATTC "$LAMBDA" "$T/nope.fa"
+    assert_failure 1
+    assert_output "seqgpu find: cannot read '$T/nope.fa': No such file or directory"
+    run seqgpu scc -q -p "$T/s" --overlaps "$T/nope.paf" "$ROOT/examples/tandem_reads.fq.gz"
+    assert_failure 1
+    assert_output "seqgpu scc: cannot read '$T/nope.paf': No such file or directory"
 }
 
 @test "an empty file and a blank file have no records (a warning); binary junk is an input error" {

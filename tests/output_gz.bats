@@ -66,6 +66,30 @@ no_temporaries() { run find "$1" -name '*.seqgpu-tmp.*'; assert_output ""; }
     [ -s "$T/region" ]
 }
 
+@test "find --index past 2^29 bases (more than a .tbi holds): a .csi, which tabix reads; no stale .tbi left" {
+    need tabix
+    # a sparse .2bit: one record of 600 Mb of N, then 40 bases (T C A G = 0 1 2 3)
+    python3 - "$T/big.2bit" <<'PY'
+import struct, sys
+tail = 'ACGTGAATTCACGTACGTACGTGAATTCAAAAAAAAAAAA'
+n_run, size = 600000000, 600000040
+head = struct.pack('<4I', 0x1A412743, 0, 1, 0) + bytes([6]) + b'chrBig'
+rec = struct.pack('<6I', size, 1, 0, n_run, 0, 0)
+with open(sys.argv[1], 'wb') as f:
+    f.write(head + struct.pack('<I', len(head) + 4) + rec)
+    f.seek(len(head) + 4 + len(rec) + n_run // 4)
+    f.write(bytes(int(''.join('%d' % 'TCAG'.index(c) for c in tail[i:i + 4]), 4) for i in range(0, 40, 4)))
+PY
+    echo stale > "$T/hits.bed.gz.tbi"
+    run seqgpu find -m GAATTC -o "$T/hits.bed.gz" --index "$T/big.2bit"
+    assert_success
+    assert_output --partial "has positions past 2^29, more than a .tbi index holds: its index is '"
+    [ -s "$T/hits.bed.gz.csi" ] && [ ! -e "$T/hits.bed.gz.tbi" ]
+    run tabix "$T/hits.bed.gz" chrBig:600000001-600000030
+    assert_output "$(printf 'chrBig\t600000004\t600000010\tGAATTC\t0\t.\nchrBig\t600000022\t600000028\tGAATTC\t0\t.')"
+    no_temporaries "$T"
+}
+
 @test "find --index needs BED to a .gz file: a usage error before anything is written" {
     run seqgpu find -m GAATTC -o "$T/hits.bed" --index "$LAMBDA"
     assert_failure 1

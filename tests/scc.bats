@@ -36,7 +36,7 @@ units_of() { awk -F'\t' 'NR > 1 {print $8}' "$1" | sort; }
     assert_output --partial "no input given"
     run seqgpu scc --edges e.txt x.fq
     assert_failure 1
-    run seqgpu scc --write-graph p.gfa -p p x.fq
+    run seqgpu scc --write-graph p.gfa -p p "$ROOT/examples/tandem_reads.fq.gz"
     assert_failure 1
     assert_output --partial "is PREFIX.gfa"
 }

@@ -52,6 +52,7 @@ locicheck() {
     run seqgpu scc -p "$T/given" --assembly "$T/c.fa"
     assert_success
     refute_output --partial "an assembly:"
+    refute_output --partial "warning"
     for f in loci.bed repeats.tsv units.fa; do cmp "$T/c.$f" "$T/given.$f"; done
 }
 
@@ -93,13 +94,17 @@ locicheck() {
     done
 }
 
-@test "reads are no assembly: loci.bed holds its header alone; an assembly read once (a pipe) says why it has no loci" {
+@test "reads are no assembly: loci.bed holds its header alone, --assembly on them warns; an assembly read once (a pipe) says why it has no loci" {
     run seqgpu scc -p "$T/r" --stats "$T/r.json" "$ROOT/examples/tandem_reads.fq.gz"
     assert_success
     refute_output --partial "assembly"
     assert_equal "$(cat "$T/r.loci.bed")" "$(printf '#chrom\tstart\tend\trepeat\tscore\tstrand\tperiod\tcopies\tidentity')"
     run python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['assembly'])" "$T/r.json"
     assert_output False
+    # --assembly on reads: said (each k-mer would be one copy), the run done as asked
+    run seqgpu scc -p "$T/ra" --assembly "$ROOT/examples/tandem_reads.fq.gz"
+    assert_success
+    assert_output --partial "warning: --assembly, but the k-mer counts have a coverage peak at 16, as reads do"
     $REF assembly --seed 5 "$T/a"
     run bash -c "cat '$T/a.fa' | '$SEQGPU' scc -p '$T/pipe' -"
     assert_success

@@ -477,6 +477,7 @@ static void test_member_seams(void)
     free(dna);
 }
 
+#ifndef __SANITIZE_ADDRESS__ /* test_address_space's alone */
 /* This process's address space, in bytes. */
 static size_t vm_size(void)
 {
@@ -488,6 +489,7 @@ static size_t vm_size(void)
     if (f) fclose(f);
     return kb << 10;
 }
+#endif
 
 static void test_address_space(void)
 {
