@@ -23,6 +23,7 @@
 #include "../formats/seqio.h"
 #include "../formats/svg.h"
 #include "backend.h"
+#include "stage.h"
 #include "cli.h"
 #include "input.h"
 #include "log.h"
@@ -265,6 +266,13 @@ static int open_solver(const scc_opts_t *o, const char *name, scc_run_t *run, ch
     return sg_scc_solver_open(name, &so, &run->solver, err, errsz);
 }
 
+/* The stage of the run that auto may hand to the cpu: its reason into why. */
+static sg_stage_t stage_of(const scc_opts_t *o, const char *name, const char *instead, char *why, size_t whysz)
+{
+    return (sg_stage_t){.backend = name, .fallback = !strcmp(o->backend, "auto"), .instead = instead, .why = why,
+                        .whysz = whysz};
+}
+
 /* The k-mer table's share of --max-memory: what the reads in flight leave
  * (least_memory() keeps it above the table's least). */
 static size_t table_memory(const scc_opts_t *o)
@@ -281,8 +289,7 @@ static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
                           .k_given = o->k_given, .min_overlap = (uint32_t)o->min_overlap,
                           .min_identity = o->min_identity, .overlaps = o->overlaps, .overlaps_out = o->overlaps_out,
                           .sketch_k = o->preset ? o->preset->k : 0, .sketch_w = o->preset ? o->preset->w : 0,
-                          .sketch_hpc = o->preset ? o->preset->hpc : 0,
-                          .fallback = !strcmp(o->backend, "auto")};
+                          .sketch_hpc = o->preset ? o->preset->hpc : 0};
     if (!go.tmp_dir) { /* beside the outputs, which need room too; not /tmp, which may be memory */
         const char *slash = strrchr(o->prefix, '/');
         free(run->tmp_dir);
@@ -297,14 +304,58 @@ static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
     return go;
 }
 
+/* The build of the graph of the reads, as a stage. */
+typedef struct {
+    const scc_opts_t *o;
+    scc_run_t *run;
+    const sg_graph_opts_t *go;
+    const char *name;  /* the backend asked for first */
+    sg_reader_t *rd;   /* the reads, until a build takes them */
+    sg_graph_t *g;
+    int said;          /* again: the failure is said */
+} build_t;
+
+/* The graph builder of -g on backend, and its build (an sg_stage_fn). */
+static int build_on(void *arg, const char *backend, char *err, size_t errsz)
+{
+    build_t *b = arg;
+    scc_run_t *run = b->run;
+    int r = sg_graph_builder_open(b->o->graph, backend, b->go, &run->builder, err, errsz);
+    if (r < 0) return r;
+    sg_progress_stage(strcmp(b->o->graph, "dbg") ? "reading" : "counting k-mers",
+                      sg_input_stored_bytes(b->o->inputs, b->o->n_inputs));
+    r = run->builder->build(run->builder, b->rd, b->g);
+    b->rd = NULL;
+    if (r == SG_ERR_DEVICE) snprintf(err, errsz, "%s", run->builder->err);
+    return r;
+}
+
+/* Before the cpu builds the graph: the input, read again when the device
+ * took it (a pipe cannot be). */
+static int build_again(void *arg, const char *err)
+{
+    build_t *b = arg;
+    const scc_opts_t *o = b->o;
+    for (int i = 0; !b->rd && i < o->n_inputs; i++)
+        if (!sg_input_rereadable(o->inputs[i])) {
+            sg_error("%s backend: %s; '%s' cannot be read again on the cpu", b->name, err, o->inputs[i]);
+            b->said = 1;
+            return SG_ERR_DEVICE;
+        }
+    if (!b->rd) b->rd = sg_reader_new(o->inputs, o->n_inputs, read_block(o), o->threads);
+    if (b->run->builder) b->run->builder->free(b->run->builder);
+    b->run->builder = NULL;
+    sg_graph_free(b->g);
+    return 0;
+}
+
 /* The graph of the reads of rd (freed here), by the graph builder of -g
  * on the backend name; under auto a device that fails hands the build to the
- * cpu, which reads the input again. */
+ * cpu, which reads the input again (the overlap builder, which holds the
+ * reads, hands its index or chaining to the cpu itself, through the stage). */
 static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *name, sg_reader_t *rd, sg_graph_t *g)
 {
-    const sg_graph_opts_t go = graph_opts(o, run);
-    const char *stage = strcmp(o->graph, "dbg") ? "reading" : "counting k-mers";
-    char err[512] = "";
+    sg_graph_opts_t go = graph_opts(o, run);
     if (!strcmp(o->backend, "auto") && !sg_graph_builder_on(o->graph, name)) {
         snprintf(run->graph_why, sizeof run->graph_why, "auto: cpu (the %s graph is built on the cpu only)", o->graph);
         name = "cpu";
@@ -318,38 +369,15 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
         name = sg_backend_auto(&e, run->graph_why, sizeof run->graph_why);
     }
     if (o->verbose && run->graph_why[0]) sg_info("graph: %s", run->graph_why);
-    int r = sg_graph_builder_open(o->graph, name, &go, &run->builder, err, sizeof err);
-    if (r == 0) {
-        sg_progress_stage(stage, sg_input_stored_bytes(o->inputs, o->n_inputs));
-        r = run->builder->build(run->builder, rd, g);
-        rd = NULL;
-        if (r == SG_ERR_DEVICE) snprintf(err, sizeof err, "%s", run->builder->err);
-        if (r == 0 && run->builder->err[0] && strcmp(run->builder->backend, name)) {
-            /* auto: a device that failed, and the cpu took over */
-            snprintf(run->graph_why, sizeof run->graph_why, "auto: cpu (the CUDA device failed: %.180s)",
-                     run->builder->err);
-            run->device_failed = 1;
-        }
-    }
-    if (r != SG_ERR_DEVICE || strcmp(o->backend, "auto")) {
-        if (r == SG_ERR_DEVICE) sg_error("%s backend: %s", name, err);
-        sg_reader_free(rd);
-        return r;
-    }
-    for (int i = 0; !rd && i < o->n_inputs; i++)
-        if (!sg_input_rereadable(o->inputs[i])) {
-            sg_error("%s backend: %s; '%s' cannot be read again on the cpu", name, err, o->inputs[i]);
-            return r;
-        }
-    if (!rd) rd = sg_reader_new(o->inputs, o->n_inputs, read_block(o), o->threads);
-    sg_backend_fell_back(err, "building the graph on the cpu", run->graph_why, sizeof run->graph_why);
-    run->device_failed = 1;
-    if (run->builder) run->builder->free(run->builder);
-    sg_graph_free(g);
-    r = sg_graph_builder_open(o->graph, "cpu", &go, &run->builder, err, sizeof err);
-    if (r < 0) return r;
-    sg_progress_stage(stage, sg_input_stored_bytes(o->inputs, o->n_inputs));
-    return run->builder->build(run->builder, rd, g);
+    sg_stage_t st = stage_of(o, name, "building the graph on the cpu", run->graph_why, sizeof run->graph_why);
+    st.again = build_again;
+    go.stage = &st;
+    build_t b = {.o = o, .run = run, .go = &go, .name = name, .rd = rd, .g = g};
+    int r = sg_stage_run(&st, build_on, &b);
+    run->device_failed = st.fell_back;
+    if (r == SG_ERR_DEVICE && !st.fell_back && !b.said) sg_error("%s backend: %s", name, st.err);
+    sg_reader_free(b.rd);
+    return r;
 }
 
 /* The graph of the k-mers of counts files (--counts), built on the cpu. */
@@ -401,6 +429,29 @@ static int write_counts(const scc_opts_t *o, scc_run_t *run, const sg_outfile_t 
     return r;
 }
 
+typedef struct {
+    const scc_opts_t *o;
+    scc_run_t *run;
+    const sg_graph_t *g;
+    uint32_t *comp;
+} solve_t;
+
+/* The SCCs of the graph by the solver on backend (an sg_stage_fn). */
+static int solve_on(void *arg, const char *backend, char *err, size_t errsz)
+{
+    const solve_t *a = arg;
+    scc_run_t *run = a->run;
+    int r = 0;
+    if (run->solver && strcmp(run->solver->name, backend)) {
+        run->solver->free(run->solver);
+        run->solver = NULL;
+    }
+    if (!run->solver) r = open_solver(a->o, backend, run, err, errsz);
+    if (r == 0 && (r = run->solver->solve(run->solver, a->g, a->comp, &run->n_comp)) < 0)
+        snprintf(err, errsz, "%s", run->solver->err);
+    return r;
+}
+
 /* Components of every vertex, numbered in the order of their first vertex
  * (the same numbers from either backend). */
 static int find_sccs(const scc_opts_t *o, scc_run_t *run, const sg_graph_t *g, uint32_t *comp)
@@ -409,22 +460,10 @@ static int find_sccs(const scc_opts_t *o, scc_run_t *run, const sg_graph_t *g, u
     if (run->device_failed) snprintf(run->why, sizeof run->why, "%s", run->graph_why);
     else name = choose(o, g->n_vert, run->why, sizeof run->why);
     if (o->verbose && run->why[0]) sg_info("SCCs: %s", run->why);
-    char err[512] = "";
-    int r = 0;
-    if (run->solver && strcmp(run->solver->name, name)) {
-        run->solver->free(run->solver);
-        run->solver = NULL;
-    }
-    if (!run->solver) r = open_solver(o, name, run, err, sizeof err);
-    if (r == 0 && (r = run->solver->solve(run->solver, g, comp, &run->n_comp)) < 0)
-        snprintf(err, sizeof err, "%s", run->solver->err);
-    if (r == SG_ERR_DEVICE && !strcmp(o->backend, "auto")) {
-        sg_backend_fell_back(err, "finding SCCs on the cpu", run->why, sizeof run->why);
-        if (run->solver) run->solver->free(run->solver);
-        if ((r = open_solver(o, "cpu", run, err, sizeof err)) == 0) r = run->solver->solve(run->solver, g, comp, &run->n_comp);
-    } else if (r < 0) {
-        sg_error("%s backend: %s", name, err);
-    }
+    sg_stage_t st = stage_of(o, name, "finding SCCs on the cpu", run->why, sizeof run->why);
+    const solve_t a = {o, run, g, comp};
+    int r = sg_stage_run(&st, solve_on, (void *)&a);
+    if (r < 0 && !st.fell_back) sg_error("%s backend: %s", name, st.err);
     if (r == 0 && run->solver->summary[0]) sg_info("SCCs on %s", run->solver->summary);
     return r;
 }
@@ -959,19 +998,23 @@ static int plan_outputs(scc_opts_t *o, scc_plan_t *p)
 
 /* The backend of the run, for the size of its input, into name; a solver
  * on a device starts now, while the input is read. */
+/* The solver opened on backend (an sg_stage_fn). */
+static int solver_on(void *arg, const char *backend, char *err, size_t errsz)
+{
+    const solve_t *a = arg;
+    return open_solver(a->o, backend, a->run, err, errsz);
+}
+
 static int plan_backend(const scc_opts_t *o, scc_run_t *run, const char **name)
 {
-    char err[512] = "";
-    *name = choose_start(o, run->graph_why, sizeof run->graph_why);
-    int r = open_solver(o, *name, run, err, sizeof err);
-    if (r == SG_ERR_DEVICE && !strcmp(o->backend, "auto")) {
-        sg_backend_fell_back(err, "using the cpu backend", run->graph_why, sizeof run->graph_why);
-        run->device_failed = 1;
-        *name = "cpu";
-        r = open_solver(o, *name, run, err, sizeof err);
-    } else if (r < 0) {
-        sg_error("%s backend: %s", *name, err);
-    }
+    sg_stage_t st = stage_of(o, choose_start(o, run->graph_why, sizeof run->graph_why), "using the cpu backend",
+                             run->graph_why, sizeof run->graph_why);
+    const char *asked = st.backend;
+    const solve_t a = {.o = o, .run = run};
+    int r = sg_stage_run(&st, solver_on, (void *)&a);
+    run->device_failed = st.fell_back;
+    *name = st.backend;
+    if (r < 0 && !st.fell_back) sg_error("%s backend: %s", asked, st.err);
     return r;
 }
 
