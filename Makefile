@@ -71,7 +71,7 @@ SG_LIBS     += $(or $(shell pkg-config --libs libisal 2>/dev/null),-lisal)
 endif
 
 # shared by both commands; find's; scc's (the file names say which)
-SHARED_SRC := src/log.c src/progress.c src/cli.c src/pipeline.c src/chunk.c src/input.c src/backend.c \
+SHARED_SRC := src/log.c src/progress.c src/cli.c src/pipeline.c src/chunk.c src/input.c src/backend.c src/stage.c \
               formats/seqio.c formats/mapguard.c formats/deflate.c formats/pgzip.c formats/twobit.c formats/outfile.c \
               formats/json.c formats/svg.c formats/multiqc.c
 FIND_SRC   := src/find_motif.c src/find_casoff.c src/find_hits.c src/find_scan.c src/find_kernels.c src/find_mismatch.c \

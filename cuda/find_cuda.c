@@ -97,7 +97,6 @@ typedef struct {
     pthread_cond_t cv;
     int init_done, init_rc, broken, reported;
     char init_err[512];
-    sg_backend_t *fallback;  /* under auto: the cpu backend, if the device fails */
     /* statistics, under mu */
     double h2d_ms, kernel_ms, d2h_ms;
     uint64_t h2d_bytes, d2h_bytes, text_bytes, windows, rescans;
@@ -433,16 +432,30 @@ static int scan_on(cuda_t *st, slot_t *s, const sg_chunk_t *c, size_t from, size
     return 0;
 }
 
+/* What this thread's last scan call that failed has to say (cuda_failure):
+ * the caller's stage runner says it, and falls back or stops. */
+static _Thread_local char fail_msg[600];
+static _Thread_local int fail_at_start;
+
+static void cuda_failure(sg_backend_t *be, char *err, size_t errsz, int *at_start)
+{
+    (void)be;
+    snprintf(err, errsz, "%s", fail_msg);
+    *at_start = fail_at_start;
+}
+
 static int cuda_scan(sg_backend_t *be, const sg_chunk_t *c, size_t from, size_t to, sg_hits_t *hits)
 {
     cuda_t *st = be->priv;
     slot_t *s = NULL;
+    fail_msg[0] = 0;
+    fail_at_start = 0;
     pthread_mutex_lock(&st->mu);
     while (!st->init_done) pthread_cond_wait(&st->cv, &st->mu);
-    if (st->init_rc < 0 && !st->reported) {
+    if (st->init_rc < 0 && !st->reported) { /* said once, by the first call to see it */
         st->reported = 1;
-        if (st->fallback && st->init_rc == SG_ERR_DEVICE) sg_warn("%s; using the cpu backend", st->init_err);
-        else sg_error("%s", st->init_err);
+        snprintf(fail_msg, sizeof fail_msg, "%s", st->init_err);
+        fail_at_start = 1;
     }
     while (!st->broken && !s) {
         for (int i = 0; i < st->n_slot && !s; i++)
@@ -452,28 +465,20 @@ static int cuda_scan(sg_backend_t *be, const sg_chunk_t *c, size_t from, size_t 
     if (s) s->busy = 1;
     int rc = st->init_rc;
     pthread_mutex_unlock(&st->mu);
-    if (!s) {
-        if (st->fallback && rc != SG_ERR_INPUT) return st->fallback->scan(st->fallback, c, from, to, hits);
-        return rc < 0 ? rc : SG_ERR_DEVICE;
-    }
+    if (!s) return rc < 0 ? rc : SG_ERR_DEVICE;
 
     char err[512];
     size_t before = hits->n;
     int r = scan_on(st, s, c, from, to, hits, err, sizeof err);
     pthread_mutex_lock(&st->mu);
     s->busy = 0;
-    int first_failure = r < 0 && !st->broken;
     if (r < 0) st->broken = 1;
     pthread_cond_broadcast(&st->cv);
     pthread_mutex_unlock(&st->mu);
     if (r == 0) return 0;
     hits->n = before;
-    if (!st->fallback) {
-        sg_error("CUDA device %d: %s", s->dev->id, err);
-        return SG_ERR_DEVICE;
-    }
-    if (first_failure) sg_warn("CUDA device %d: %s; the cpu backend scans the rest", s->dev->id, err);
-    return st->fallback->scan(st->fallback, c, from, to, hits);
+    snprintf(fail_msg, sizeof fail_msg, "CUDA device %d: %s", s->dev->id, err);
+    return SG_ERR_DEVICE;
 }
 
 static void cuda_stats(sg_backend_t *be, FILE *fp)
@@ -503,7 +508,6 @@ static void cuda_destroy(sg_backend_t *be)
     } else if (st->n_dev) {
         sg_exit_quick_request();
     }
-    if (st->fallback) st->fallback->free(st->fallback);
     mm_tables_free(&st->mm);
     sg_plan_free(&st->plan);
     pthread_mutex_destroy(&st->mu);
@@ -520,14 +524,8 @@ static int check_devices(cuda_t *st, const sg_backend_opts_t *o, char *err, size
     const sg_devices_t *listed = sg_devices_or_default(o->devices);
     int r = 0;
     memcpy(st->ids, listed->id, listed->n * sizeof *st->ids);
-    st->n_ids = listed->n;
-    if (st->n_ids > 1) {
-        /* each device costs its start: memory-bound work stays on the first */
-        sg_backend_estimate_t e;
-        sg_backend_plan(o, st->n_ids, &e);
-        st->n_listed = st->n_ids;
-        st->n_ids = e.gpus;
-    }
+    st->n_ids = st->n_listed = listed->n;
+    if (o->gpus > 0 && o->gpus < st->n_ids) st->n_ids = o->gpus; /* the others would not pay their start */
     if ((r = sg_cuda_mem_limit(&st->mem_limit, err, errsz)) < 0) return r;
     const char *fault = getenv("SEQGPU_CUDA_FAULT");
     st->fault_at = fault ? atol(fault) : 0;
@@ -551,9 +549,7 @@ int sg_backend_cuda(const sg_backend_opts_t *o, sg_backend_t **out, char *err, s
     int r = check_devices(st, o, err, errsz);
     if (r == 0) r = sg_plan_make(o->motifs, o->kernel ? o->kernel : "auto", VECTOR_MAX, &st->plan, err, errsz);
     if (r == 0 && st->plan.mm) mm_tables(st->plan.mm, st->bulges, &st->mm);
-    if (r == 0 && o->fallback) r = sg_backend_cpu(o, &st->fallback, err, errsz);
     if (r < 0) {
-        if (st->fallback) st->fallback->free(st->fallback);
         mm_tables_free(&st->mm);
         sg_plan_free(&st->plan);
         free(st);
@@ -568,12 +564,12 @@ int sg_backend_cuda(const sg_backend_opts_t *o, sg_backend_t **out, char *err, s
     be->scan = cuda_scan;
     be->stats = cuda_stats;
     be->free = cuda_destroy;
+    be->failure = cuda_failure;
     be->priv = st;
     if (pthread_create(&st->init_thread, NULL, init_main, st) != 0) {
         snprintf(err, errsz, "cannot start the device set-up thread");
         mm_tables_free(&st->mm);
         sg_plan_free(&st->plan);
-        if (st->fallback) st->fallback->free(st->fallback);
         free(st);
         free(be);
         return SG_ERR_SYSTEM;

@@ -1,8 +1,8 @@
-/* The CUDA backend of seqgpu find (src/backend.h). */
+/* The CUDA backend of seqgpu find (src/find_backend.h; opened by the registry, src/backend.h). */
 #ifndef SG_CUDA_BACKEND_H
 #define SG_CUDA_BACKEND_H
 
-#include "../src/backend.h"
+#include "../src/find_backend.h"
 
 /**
  * Open the CUDA backend on the devices of o->device ("0", "0,2"; NULL: 0).

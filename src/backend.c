@@ -6,7 +6,9 @@
 #include "log.h"
 #include "scc_minimizer.h"
 #include "scc_overlap.h"
+#include "stage.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,52 +240,138 @@ const char *sg_backend_auto(const sg_backend_estimate_t *e, char *why, size_t wh
     return name;
 }
 
-void sg_backend_fell_back(const char *err, const char *instead, char *why, size_t whysz)
+/* find's scanner on a device backend (one with a failure method), run as
+ * a stage: the device's failures said here, and under auto the chunk that
+ * failed and all later ones scanned by the cpu backend. */
+typedef struct {
+    sg_backend_t *dev, *cpu; /* cpu: auto's, else NULL */
+    sg_stage_t stage;        /* stage.fell_back: the fallback was said */
+    int on_cpu;              /* the device failed: the cpu scans (under mu) */
+    pthread_mutex_t mu;
+} scanner_t;
+
+static int scanner_scan(sg_backend_t *be, const sg_chunk_t *c, size_t from, size_t to, sg_hits_t *hits)
 {
-    /* a device the kernel driver reports, that does not work, is news */
-    sg_warn("CUDA device unusable (%s); %s", err, instead);
-    snprintf(why, whysz, "auto: cpu (the CUDA device failed: %.180s)", err);
+    scanner_t *s = be->priv;
+    pthread_mutex_lock(&s->mu);
+    int on_cpu = s->on_cpu;
+    pthread_mutex_unlock(&s->mu);
+    if (!on_cpu) {
+        int r = s->dev->scan(s->dev, c, from, to, hits);
+        if (r >= 0) return r;
+        char err[512] = "";
+        int at_start = 0;
+        s->dev->failure(s->dev, err, sizeof err, &at_start);
+        pthread_mutex_lock(&s->mu);
+        on_cpu = r == SG_ERR_DEVICE && s->stage.fallback;
+        if (on_cpu) s->on_cpu = 1;
+        if (err[0] && on_cpu && !s->stage.fell_back) {
+            s->stage.instead = at_start ? "using the cpu backend" : "the cpu backend scans the rest";
+            (void)sg_stage_fall_back(&s->stage, err);
+        } else if (err[0] && !on_cpu) {
+            sg_error("%s", err);
+        }
+        pthread_mutex_unlock(&s->mu);
+        if (!on_cpu) return r;
+    }
+    return s->cpu->scan(s->cpu, c, from, to, hits);
+}
+
+static void scanner_stats(sg_backend_t *be, FILE *fp)
+{
+    scanner_t *s = be->priv;
+    s->dev->stats(s->dev, fp);
+}
+
+static void scanner_free(sg_backend_t *be)
+{
+    scanner_t *s = be->priv;
+    s->dev->free(s->dev);
+    if (s->cpu) s->cpu->free(s->cpu);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+    free(be);
+}
+
+/* The device backend *be as a stage of st (under auto with the cpu
+ * backend beside it), in *be's place. Errors are printed. */
+static int as_stage(sg_backend_t **be, const sg_stage_t *st, const sg_backend_opts_t *o)
+{
+    scanner_t *s = sg_calloc(1, sizeof *s);
+    s->dev = *be;
+    s->stage = *st;
+    s->stage.why = NULL; /* the choice stands: --stats says the fallback (the device's fell_back_to_cpu) */
+    char err[512] = "";
+    int r = st->fallback ? sg_backend_cpu(o, &s->cpu, err, sizeof err) : 0;
+    if (r < 0) {
+        sg_error("%s", err);
+        s->dev->free(s->dev);
+        free(s);
+        *be = NULL;
+        return r;
+    }
+    pthread_mutex_init(&s->mu, NULL);
+    sg_backend_t *w = sg_calloc(1, sizeof *w);
+    w->name = s->dev->name;
+    memcpy(w->desc, s->dev->desc, sizeof w->desc);
+    w->max_par = s->dev->max_par;
+    w->chunk_size = s->dev->chunk_size;
+    w->scan = scanner_scan;
+    w->stats = s->dev->stats ? scanner_stats : NULL;
+    w->free = scanner_free;
+    w->priv = s;
+    *be = w;
+    return 0;
+}
+
+typedef struct {
+    const sg_backend_opts_t *o;
+    sg_backend_t **out;
+} find_open_t;
+
+/* find's backend name opened (an sg_stage_fn): a cuda backend with several
+ * GPUs listed starts those the estimate finds worth their start (each pays
+ * its start: memory-bound work stays on the first). */
+static int open_find(void *arg, const char *name, char *err, size_t errsz)
+{
+    const find_open_t *a = arg;
+    sg_backend_opts_t o = *a->o;
+    const sg_devices_t *listed = sg_devices_or_default(o.devices);
+    if (!strcmp(name, "cuda") && listed->n > 1) {
+        sg_backend_estimate_t e;
+        sg_backend_plan(&o, listed->n, &e);
+        o.gpus = e.gpus;
+    }
+    return lookup(name)->find(&o, a->out, err, errsz);
 }
 
 int sg_backend_open(const char *name, const sg_backend_opts_t *o, sg_backend_t **out)
 {
-    char err[512] = "", why[256] = "";
+    char why[256] = "";
     *out = NULL;
+    sg_stage_t s = {.backend = name, .instead = "using the cpu backend", .why = why, .whysz = sizeof why};
     if (!strcmp(name, "auto")) {
         /* without a device to try, the estimates (and the kernel tables they price) are not needed */
-        name = "cpu";
+        s.backend = "cpu";
+        s.fallback = 1;
         sg_backend_estimate_t e;
         if (sg_backend_gpu_possible(why, sizeof why)) {
             sg_backend_plan(o, 1, &e);
-            name = sg_backend_auto(&e, why, sizeof why);
-        }
-        if (!strcmp(name, "cuda")) {
-            sg_backend_opts_t with_fallback = *o;
-            with_fallback.fallback = 1;
-            int r = lookup(name)->find(&with_fallback, out, err, sizeof err);
-            if (r == 0) {
-                snprintf((*out)->why, sizeof (*out)->why, "%s", why);
-                return 0;
-            }
-            if (r != SG_ERR_DEVICE) {
-                sg_error("%s", err);
-                return r;
-            }
-            sg_backend_fell_back(err, "using the cpu backend", why, sizeof why);
-            name = "cpu";
+            s.backend = sg_backend_auto(&e, why, sizeof why);
         }
     }
-    const backend_t *b = lookup(name);
-    if (!b) {
+    if (!lookup(s.backend)) {
         if (!strcmp(name, "cuda") || !strcmp(name, "opencl"))
             sg_error("this seqgpu was built without the %s backend (built: %s)", name, sg_backend_list());
         else
             sg_error("unknown backend '%s' (auto, %s)", name, sg_backend_list());
         return SG_ERR_INPUT;
     }
-    int r = b->find(o, out, err, sizeof err);
-    if (r < 0) sg_error("%s", err);
-    else snprintf((*out)->why, sizeof (*out)->why, "%s", why);
+    const find_open_t a = {o, out};
+    int r = sg_stage_run(&s, open_find, (void *)&a);
+    if (r < 0) sg_error("%s", s.err);
+    else if ((*out)->failure) r = as_stage(out, &s, o);
+    if (r == 0) snprintf((*out)->why, sizeof (*out)->why, "%s", why);
     return r;
 }
 

@@ -66,15 +66,11 @@ int sg_backend_gpu_possible(char *why, size_t whysz);
 const char *sg_backend_auto(const sg_backend_estimate_t *e, char *why, size_t whysz);
 
 /**
- * Auto chose cuda and the device failed with err: a warning ("CUDA device
- * unusable (err); <instead>"), and why says so.
- */
-void sg_backend_fell_back(const char *err, const char *instead, char *why, size_t whysz);
-
-/**
  * Open find's backend by name: "cpu", "cuda", "opencl", or "auto" (the
  * rule above, with sg_backend_plan's estimate; a cuda backend chosen so
- * hands what fails to the cpu backend). Errors are printed.
+ * hands what fails to the cpu backend, through the stage runner of
+ * stage.h). With several GPUs listed, a cuda backend starts those the
+ * estimate finds worth their start. Errors are printed.
  * @return 0 or a negative SG_ERR_* code
  */
 int sg_backend_open(const char *name, const sg_backend_opts_t *o, sg_backend_t **out)

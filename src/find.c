@@ -212,6 +212,8 @@ typedef struct {
     sg_outfmt_t format;
     size_t chunk_size;
     long part, n_parts; /* --part I/N; 0: the whole input */
+    char **mopt, **fopt; /* -m and -f as given: the motifs are compiled after all options */
+    int n_m, n_f;
 } find_opts_t;
 
 static void write_stats(FILE *fp, const find_opts_t *o, const find_ctx_t *ctx, const double *busy, double wall)
@@ -313,290 +315,287 @@ static int usage_error(const char *fmt, const char *arg)
     return sg_usage_error("seqgpu find", fmt, arg);
 }
 
-int main_find(int argc, char **argv)
+enum { OPT_DEVICE = 256, OPT_SKIP_MASKED, OPT_STATS, OPT_KERNEL, OPT_CHUNK, OPT_PAM, OPT_PAM5, OPT_CASOFF, OPT_INDEX,
+       OPT_PROGRESS, OPT_SUMMARY, OPT_PART, OPT_BY_FILE, OPT_DNA_BULGE, OPT_RNA_BULGE, OPT_ALL_ALN, OPT_SCORE,
+       OPT_GUIDE_SUMMARY, OPT_WITH_PAM };
+static const struct option lopts[] = {
+    {"motif", required_argument, NULL, 'm'},     {"motif-file", required_argument, NULL, 'f'},
+    {"strand", required_argument, NULL, 's'},    {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, 'F'},    {"threads", required_argument, NULL, 't'},
+    {"backend", required_argument, NULL, 'b'},   {"device", required_argument, NULL, OPT_DEVICE},
+    {"skip-masked", no_argument, NULL, OPT_SKIP_MASKED}, {"stats", required_argument, NULL, OPT_STATS},
+    {"kernel", required_argument, NULL, OPT_KERNEL}, {"chunk-size", required_argument, NULL, OPT_CHUNK},
+    {"max-mismatches", required_argument, NULL, 'M'}, {"pam", required_argument, NULL, OPT_PAM},
+    {"pam-5", required_argument, NULL, OPT_PAM5}, {"cas-offinder", required_argument, NULL, OPT_CASOFF},
+    {"index", no_argument, NULL, OPT_INDEX},     {"progress", optional_argument, NULL, OPT_PROGRESS},
+    {"write-index", no_argument, NULL, OPT_INDEX}, {"by-file", no_argument, NULL, OPT_BY_FILE},
+    {"summary", no_argument, NULL, OPT_SUMMARY},
+    {"quiet", no_argument, NULL, 'q'},           {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},            {"part", required_argument, NULL, OPT_PART},
+    {"version", no_argument, NULL, 'V'},
+    {"dna-bulge", required_argument, NULL, OPT_DNA_BULGE}, {"rna-bulge", required_argument, NULL, OPT_RNA_BULGE},
+    {"all-alignments", no_argument, NULL, OPT_ALL_ALN}, {"score", required_argument, NULL, OPT_SCORE},
+    {"guide-summary", required_argument, NULL, OPT_GUIDE_SUMMARY},
+    {"guides-include-pam", no_argument, NULL, OPT_WITH_PAM},
+    {NULL, 0, NULL, 0}};
+
+/* parse, check and plan return this to go on, else the exit status */
+#define GO_ON (-1)
+
+/* An option's value that needs no other option to be judged, into o; a
+ * usage error, or GO_ON. */
+static int parse_value(find_opts_t *o, int c, const char *arg)
 {
-    enum { OPT_DEVICE = 256, OPT_SKIP_MASKED, OPT_STATS, OPT_KERNEL, OPT_CHUNK, OPT_PAM, OPT_PAM5, OPT_CASOFF, OPT_INDEX,
-           OPT_PROGRESS, OPT_SUMMARY, OPT_PART, OPT_BY_FILE, OPT_DNA_BULGE, OPT_RNA_BULGE, OPT_ALL_ALN, OPT_SCORE,
-           OPT_GUIDE_SUMMARY, OPT_WITH_PAM };
-    static const struct option lopts[] = {
-        {"motif", required_argument, NULL, 'm'},     {"motif-file", required_argument, NULL, 'f'},
-        {"strand", required_argument, NULL, 's'},    {"output", required_argument, NULL, 'o'},
-        {"format", required_argument, NULL, 'F'},    {"threads", required_argument, NULL, 't'},
-        {"backend", required_argument, NULL, 'b'},   {"device", required_argument, NULL, OPT_DEVICE},
-        {"skip-masked", no_argument, NULL, OPT_SKIP_MASKED}, {"stats", required_argument, NULL, OPT_STATS},
-        {"kernel", required_argument, NULL, OPT_KERNEL}, {"chunk-size", required_argument, NULL, OPT_CHUNK},
-        {"max-mismatches", required_argument, NULL, 'M'}, {"pam", required_argument, NULL, OPT_PAM},
-        {"pam-5", required_argument, NULL, OPT_PAM5}, {"cas-offinder", required_argument, NULL, OPT_CASOFF},
-        {"index", no_argument, NULL, OPT_INDEX},     {"progress", optional_argument, NULL, OPT_PROGRESS},
-        {"write-index", no_argument, NULL, OPT_INDEX}, {"by-file", no_argument, NULL, OPT_BY_FILE},
-        {"summary", no_argument, NULL, OPT_SUMMARY},
-        {"quiet", no_argument, NULL, 'q'},           {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},            {"part", required_argument, NULL, OPT_PART},
-        {"version", no_argument, NULL, 'V'},
-        {"dna-bulge", required_argument, NULL, OPT_DNA_BULGE}, {"rna-bulge", required_argument, NULL, OPT_RNA_BULGE},
-        {"all-alignments", no_argument, NULL, OPT_ALL_ALN}, {"score", required_argument, NULL, OPT_SCORE},
-        {"guide-summary", required_argument, NULL, OPT_GUIDE_SUMMARY},
-        {"guides-include-pam", no_argument, NULL, OPT_WITH_PAM},
-        {NULL, 0, NULL, 0}};
-    find_opts_t o = {.output = "-", .backend = "auto", .kernel = "auto", .strands = SG_STRAND_BOTH,
-                     .format = SG_OUT_BED};
-    sg_motif_set_t ms = {0};
-    sg_casoff_t co = {0};
-    sg_find_part_t part = {0};
-    char err[1024], *index_path = NULL, *mqc = NULL, *sample = NULL;
     long v;
-    int c, ret = SG_EXIT_OK;
-    double t0 = sg_realtime();
+    switch (c) {
+    case 's':
+        if (!strcmp(arg, "both")) o->strands = SG_STRAND_BOTH;
+        else if (!strcmp(arg, "+")) o->strands = SG_STRAND_FWD;
+        else if (!strcmp(arg, "-")) o->strands = SG_STRAND_REV;
+        else return usage_error("invalid strand '%s' (both, + or -)", arg);
+        break;
+    case 'M':
+        if (sg_parse_int(arg, 0, SG_MAX_MISMATCHES, &v) < 0) return usage_error("invalid mismatch limit '%s' (0 to 8)", arg);
+        o->max_mm = (int)v;
+        break;
+    case OPT_DNA_BULGE:
+    case OPT_RNA_BULGE:
+        if (sg_parse_int(arg, 0, SG_MAX_BULGE, &v) < 0) return usage_error("invalid bulge size '%s' (0 to 2)", arg);
+        *(c == OPT_DNA_BULGE ? &o->dna_bulge : &o->rna_bulge) = (int)v;
+        o->bulge_set = 1;
+        break;
+    case OPT_SCORE:
+        if ((o->scores = sg_score_parse(arg)) < 0) return usage_error("invalid --score '%s' (cfd, mit or cfd,mit)", arg);
+        break;
+    case 'F':
+        if (sg_outfmt_parse(arg) < 0)
+            return usage_error("invalid format '%s' (bed, tsv, count, casoffinder or casoffinder3)", arg);
+        o->format = sg_outfmt_parse(arg);
+        break;
+    case 't':
+        if (sg_parse_int(arg, 1, 4096, &v) < 0) return usage_error("invalid thread count '%s'", arg);
+        o->threads = (int)v;
+        break;
+    case OPT_DEVICE:
+        if (sg_parse_devices(arg, SG_MAX_DEVICES, &o->devices) < 0)
+            return usage_error("invalid --device '%s' (GPU indices such as 0 or 0,1, each once)", arg);
+        break;
+    case OPT_CHUNK:
+        if (sg_parse_size(arg, &o->chunk_size) < 0 || o->chunk_size > (1u << 30))
+            return usage_error("invalid chunk size '%s' (1 to 1G bytes, e.g. 4M)", arg);
+        break;
+    case OPT_PART:
+        if (sg_parse_part(arg, 1L << 30, &o->part, &o->n_parts) < 0)
+            return usage_error("invalid --part '%s' (I/N: part I of N, 1 <= I <= N)", arg);
+        break;
+    case OPT_PROGRESS:
+        if (sg_parse_progress(arg, &o->progress) < 0)
+            return usage_error("invalid --progress '%s' (seconds, 0.1 or more)", arg);
+        break;
+    }
+    return GO_ON;
+}
+
+/* The command line into o, each value checked alone; -h, -V or a usage
+ * error end the run here (their exit status), else GO_ON. */
+static int parse(int argc, char **argv, find_opts_t *o)
+{
+    *o = (find_opts_t){.output = "-", .backend = "auto", .kernel = "auto", .strands = SG_STRAND_BOTH,
+                       .format = SG_OUT_BED};
     sg_log_init("seqgpu find", 0);
-    /* motifs are compiled after all options: collect them first */
-    char **mopt = sg_malloc(argc * sizeof *mopt), **fopt = sg_malloc(argc * sizeof *fopt);
-    int n_m = 0, n_f = 0;
+    /* the Cas-OFFinder file joins the motif files as an input: room for it */
+    o->mopt = sg_malloc(argc * sizeof *o->mopt);
+    o->fopt = sg_malloc(argc * sizeof *o->fopt);
+    int c, r;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":m:f:M:s:o:F:t:b:qvVh", lopts, NULL)) >= 0) {
         switch (c) {
-        case 'm': mopt[n_m++] = optarg; break;
-        case 'f': fopt[n_f++] = optarg; break;
-        case 's':
-            if (!strcmp(optarg, "both")) o.strands = SG_STRAND_BOTH;
-            else if (!strcmp(optarg, "+")) o.strands = SG_STRAND_FWD;
-            else if (!strcmp(optarg, "-")) o.strands = SG_STRAND_REV;
-            else { ret = usage_error("invalid strand '%s' (both, + or -)", optarg); goto out; }
-            break;
-        case 'o': o.output = optarg; break;
-        case 'M':
-            if (sg_parse_int(optarg, 0, SG_MAX_MISMATCHES, &v) < 0) {
-                ret = usage_error("invalid mismatch limit '%s' (0 to 8)", optarg);
-                goto out;
-            }
-            o.max_mm = (int)v;
-            break;
-        case OPT_DNA_BULGE:
-        case OPT_RNA_BULGE:
-            if (sg_parse_int(optarg, 0, SG_MAX_BULGE, &v) < 0) {
-                ret = usage_error("invalid bulge size '%s' (0 to 2)", optarg);
-                goto out;
-            }
-            *(c == OPT_DNA_BULGE ? &o.dna_bulge : &o.rna_bulge) = (int)v;
-            o.bulge_set = 1;
-            break;
-        case OPT_ALL_ALN: o.all_alignments = 1; break;
-        case OPT_SCORE:
-            if ((o.scores = sg_score_parse(optarg)) < 0) {
-                ret = usage_error("invalid --score '%s' (cfd, mit or cfd,mit)", optarg);
-                goto out;
-            }
-            break;
-        case OPT_GUIDE_SUMMARY: o.guide_summary = optarg; break;
-        case OPT_WITH_PAM: o.with_pam = 1; break;
-        case OPT_PAM: o.pam3 = optarg; break;
-        case OPT_PAM5: o.pam5 = optarg; break;
-        case OPT_CASOFF: o.casoff = optarg; break;
-        case 'F':
-            if (sg_outfmt_parse(optarg) < 0) {
-                ret = usage_error("invalid format '%s' (bed, tsv, count, casoffinder or casoffinder3)", optarg);
-                goto out;
-            }
-            o.format = sg_outfmt_parse(optarg);
-            break;
-        case 't':
-            if (sg_parse_int(optarg, 1, 4096, &v) < 0) { ret = usage_error("invalid thread count '%s'", optarg); goto out; }
-            o.threads = (int)v;
-            break;
-        case 'b': o.backend = optarg; break;
-        case OPT_DEVICE:
-            if (sg_parse_devices(optarg, SG_MAX_DEVICES, &o.devices) < 0) {
-                ret = usage_error("invalid --device '%s' (GPU indices such as 0 or 0,1, each once)", optarg);
-                goto out;
-            }
-            break;
-        case OPT_SKIP_MASKED: o.skip_masked = 1; break;
-        case OPT_STATS: o.stats = optarg; break;
-        case OPT_KERNEL: o.kernel = optarg; break;
-        case OPT_CHUNK:
-            if (sg_parse_size(optarg, &o.chunk_size) < 0 || o.chunk_size > (1u << 30)) {
-                ret = usage_error("invalid chunk size '%s' (1 to 1G bytes, e.g. 4M)", optarg);
-                goto out;
-            }
-            break;
-        case OPT_INDEX: o.index = 1; break;
-        case OPT_PART:
-            if (sg_parse_part(optarg, 1L << 30, &o.part, &o.n_parts) < 0) {
-                ret = usage_error("invalid --part '%s' (I/N: part I of N, 1 <= I <= N)", optarg);
-                goto out;
-            }
-            break;
-        case OPT_SUMMARY: o.summary = 1; break;
-        case OPT_BY_FILE: o.by_file = 1; break;
-        case OPT_PROGRESS:
-            if (sg_parse_progress(optarg, &o.progress) < 0) {
-                ret = usage_error("invalid --progress '%s' (seconds, 0.1 or more)", optarg);
-                goto out;
-            }
-            break;
-        case 'q': o.quiet = 1; break;
-        case 'v': o.verbose = 1; break;
-        case 'h': usage(stdout); goto out;
-        case 'V': ret = sg_version(); goto out;
-        case ':': ret = usage_error("option '%s' needs a value", argv[optind - 1]); goto out;
-        default: ret = usage_error("unknown option '%s'", argv[optind - 1]); goto out;
+        case 'm': o->mopt[o->n_m++] = optarg; break;
+        case 'f': o->fopt[o->n_f++] = optarg; break;
+        case 'o': o->output = optarg; break;
+        case OPT_ALL_ALN: o->all_alignments = 1; break;
+        case OPT_GUIDE_SUMMARY: o->guide_summary = optarg; break;
+        case OPT_WITH_PAM: o->with_pam = 1; break;
+        case OPT_PAM: o->pam3 = optarg; break;
+        case OPT_PAM5: o->pam5 = optarg; break;
+        case OPT_CASOFF: o->casoff = optarg; break;
+        case 'b': o->backend = optarg; break;
+        case OPT_SKIP_MASKED: o->skip_masked = 1; break;
+        case OPT_STATS: o->stats = optarg; break;
+        case OPT_KERNEL: o->kernel = optarg; break;
+        case OPT_INDEX: o->index = 1; break;
+        case OPT_SUMMARY: o->summary = 1; break;
+        case OPT_BY_FILE: o->by_file = 1; break;
+        case 'q': o->quiet = 1; break;
+        case 'v': o->verbose = 1; break;
+        case 'h': usage(stdout); return SG_EXIT_OK;
+        case 'V': return sg_version();
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        case '?': return usage_error("unknown option '%s'", argv[optind - 1]);
+        default:
+            if ((r = parse_value(o, c, optarg)) != GO_ON) return r;
         }
     }
-    sg_log_init("seqgpu find", o.quiet);
-    if (!o.threads) o.threads = sg_default_threads();
-    o.inputs = argv + optind;
-    o.n_inputs = argc - optind;
-    if (o.casoff) {
+    sg_log_init("seqgpu find", o->quiet);
+    if (!o->threads) o->threads = sg_default_threads();
+    o->inputs = argv + optind;
+    o->n_inputs = argc - optind;
+    return GO_ON;
+}
+
+/* What a run is given and makes, from the options before any work. */
+typedef struct {
+    sg_motif_set_t ms;
+    sg_casoff_t co;
+    sg_find_part_t part;
+    char *index_path, *mqc, *sample;
+    sg_outfile_t outs[N_OUTS];
+    sg_backend_t *backend;
+} find_plan_t;
+
+/* Every rule between options, in one place: a usage error, or GO_ON. A
+ * Cas-OFFinder input file is read here, as the options it gives (the
+ * genome, the pattern, the bulges, the guides), for the rules after it. */
+static int check(find_opts_t *o, find_plan_t *p)
+{
+    char err[1024];
+    if (o->casoff) {
         /* the file names the genome, the pattern, the guides and their limits */
-        if (n_m + n_f || o.n_inputs || o.pam3 || o.pam5 || o.max_mm || o.bulge_set || o.with_pam) {
-            ret = usage_error("%s", "--cas-offinder gives the genome, the PAM, the bulges, the guides and their limits: "
-                                    "use it without -m, -f, -M, --pam, --pam-5, --dna-bulge, --rna-bulge, "
-                                    "--guides-include-pam and input files");
-            goto out;
-        }
-        if (sg_casoff_load(o.casoff, &ms, &co, err, sizeof err) < 0) {
+        if (o->n_m + o->n_f || o->n_inputs || o->pam3 || o->pam5 || o->max_mm || o->bulge_set || o->with_pam)
+            return usage_error("%s", "--cas-offinder gives the genome, the PAM, the bulges, the guides and their "
+                                     "limits: use it without -m, -f, -M, --pam, --pam-5, --dna-bulge, --rna-bulge, "
+                                     "--guides-include-pam and input files");
+        if (sg_casoff_load(o->casoff, &p->ms, &p->co, err, sizeof err) < 0) {
             sg_error("%s", err);
-            ret = SG_EXIT_INPUT;
-            goto out;
+            return SG_EXIT_INPUT;
         }
-        o.inputs = co.files;
-        o.n_inputs = co.n_files;
-        o.dna_bulge = co.dna_bulge;
-        o.rna_bulge = co.rna_bulge;
+        o->inputs = p->co.files;
+        o->n_inputs = p->co.n_files;
+        o->dna_bulge = p->co.dna_bulge;
+        o->rna_bulge = p->co.rna_bulge;
     }
-    if (n_m + n_f + !!o.casoff == 0) { ret = usage_error("%s", "no motif given: use -m SEQ or -f FILE"); goto out; }
-    if (o.n_inputs == 0) {
+    if (o->n_m + o->n_f + !!o->casoff == 0) return usage_error("%s", "no motif given: use -m SEQ or -f FILE");
+    if (o->n_inputs == 0) {
         /* as seqkit: a pipe or a file on stdin is the input; a terminal is a user who forgot one */
-        if (isatty(STDIN_FILENO)) { ret = usage_error("%s", "no input file given (use - for standard input)"); goto out; }
-        o.inputs = stdin_input;
-        o.n_inputs = 1;
+        if (isatty(STDIN_FILENO)) return usage_error("%s", "no input file given (use - for standard input)");
+        o->inputs = stdin_input;
+        o->n_inputs = 1;
     }
-    if (o.by_file && o.format != SG_OUT_COUNT) {
-        ret = usage_error("%s", "--by-file goes with -F count");
-        goto out;
-    }
-    if (o.part && o.format == SG_OUT_COUNT) {
-        ret = usage_error("%s", "-F count cannot be cut into parts (a record may lie in several): take -F bed and "
-                                "count the gathered rows (cut -f1,4 | sort | uniq -c)");
-        goto out;
-    }
-    if (o.part && o.index) {
-        ret = usage_error("%s", "--index: a part's index is no index of the whole; index the gathered BED "
-                                "(tabix -p bed) instead");
-        goto out;
-    }
-    if (o.index && (o.format != SG_OUT_BED || !sg_outfile_compressed(o.output))) {
-        ret = usage_error("%s", "--index needs BED output to a BGZF file: -F bed -o FILE.gz (or FILE.bgz)");
-        goto out;
-    }
-    if (o.summary && o.format != SG_OUT_COUNT && !o.stats) {
-        ret = usage_error("%s", "--summary goes with -F count or --stats");
-        goto out;
-    }
-    if (o.format == SG_OUT_CASOFFINDER && (o.dna_bulge || o.rna_bulge || o.scores)) {
-        ret = usage_error("%s", "-F casoffinder (Cas-OFFinder 2.4's columns) has no bulge or score columns: "
-                                "take -F casoffinder3, tsv or bed");
-        goto out;
-    }
-    if (o.all_alignments && o.format != SG_OUT_TSV && o.format != SG_OUT_CASOFFINDER3) {
-        ret = usage_error("%s", "--all-alignments goes with -F tsv or -F casoffinder3 (the formats that show the "
-                                "alignment); bed and count give each site once");
-        goto out;
-    }
-    if (o.scores && o.format == SG_OUT_COUNT) {
-        ret = usage_error("%s", "--score adds columns to the sites: take -F bed, tsv or casoffinder3");
-        goto out;
-    }
-    if (o.guide_summary && o.part) {
-        ret = usage_error("%s", "--guide-summary: a part's summary is no summary of the whole; run it without --part");
-        goto out;
-    }
-    if (o.with_pam && !o.pam3 && !o.pam5) {
-        ret = usage_error("%s", "--guides-include-pam needs the PAM the guides carry: --pam or --pam-5");
-        goto out;
-    }
-    if (sg_motif_set_window(&ms, o.pam5, o.pam3, o.max_mm, err, sizeof err) < 0) {
+    if (o->by_file && o->format != SG_OUT_COUNT) return usage_error("%s", "--by-file goes with -F count");
+    if (o->part && o->format == SG_OUT_COUNT)
+        return usage_error("%s", "-F count cannot be cut into parts (a record may lie in several): take -F bed and "
+                                 "count the gathered rows (cut -f1,4 | sort | uniq -c)");
+    if (o->part && o->index)
+        return usage_error("%s", "--index: a part's index is no index of the whole; index the gathered BED "
+                                 "(tabix -p bed) instead");
+    if (o->index && (o->format != SG_OUT_BED || !sg_outfile_compressed(o->output)))
+        return usage_error("%s", "--index needs BED output to a BGZF file: -F bed -o FILE.gz (or FILE.bgz)");
+    if (o->summary && o->format != SG_OUT_COUNT && !o->stats)
+        return usage_error("%s", "--summary goes with -F count or --stats");
+    if (o->format == SG_OUT_CASOFFINDER && (o->dna_bulge || o->rna_bulge || o->scores))
+        return usage_error("%s", "-F casoffinder (Cas-OFFinder 2.4's columns) has no bulge or score columns: "
+                                 "take -F casoffinder3, tsv or bed");
+    if (o->all_alignments && o->format != SG_OUT_TSV && o->format != SG_OUT_CASOFFINDER3)
+        return usage_error("%s", "--all-alignments goes with -F tsv or -F casoffinder3 (the formats that show the "
+                                 "alignment); bed and count give each site once");
+    if (o->scores && o->format == SG_OUT_COUNT)
+        return usage_error("%s", "--score adds columns to the sites: take -F bed, tsv or casoffinder3");
+    if (o->guide_summary && o->part)
+        return usage_error("%s", "--guide-summary: a part's summary is no summary of the whole; run it without --part");
+    if (o->with_pam && !o->pam3 && !o->pam5)
+        return usage_error("%s", "--guides-include-pam needs the PAM the guides carry: --pam or --pam-5");
+    return GO_ON;
+}
+
+/* The outputs, opened before any input is read (motif files included), and
+ * the motifs they will hold; an error's exit status, or GO_ON. */
+static int plan_outputs(find_opts_t *o, find_plan_t *p)
+{
+    char err[1024];
+    if (sg_motif_set_window(&p->ms, o->pam5, o->pam3, o->max_mm, err, sizeof err) < 0) {
         sg_error("%s", err);
-        ret = SG_EXIT_INPUT;
-        goto out;
+        return SG_EXIT_INPUT;
     }
-    ms.guides_include_pam = o.with_pam;
+    p->ms.guides_include_pam = o->with_pam;
     /* the Cas-OFFinder file counts as an input, like the motif files */
-    if (o.casoff) fopt[n_f] = (char *)o.casoff;
-    if (o.index) {
-        index_path = sg_malloc(strlen(o.output) + 5);
-        sprintf(index_path, "%s.tbi", o.output);
+    if (o->casoff) o->fopt[o->n_f] = (char *)o->casoff;
+    if (o->index) {
+        p->index_path = sg_malloc(strlen(o->output) + 5);
+        sprintf(p->index_path, "%s.tbi", o->output);
     }
     /* MultiQC's sample: the run, named as --stats (two runs over one genome,
      * whose files must differ to sit in one folder, are two samples) */
-    sample = o.stats ? sg_mqc_run_name(o.stats) : NULL;
-    mqc = sg_mqc_beside(o.stats, sample, "_mqc.json");
-    sg_outfile_t outs[N_OUTS] = {{.what = "-o", .path = o.output, .threads = o.threads},
-                                 {.what = "--stats", .path = o.stats},
-                                 {.what = "--index", .path = index_path, .threads = o.threads, .index_of = &outs[0]},
-                                 {.what = "the MultiQC file of --stats", .path = mqc},
-                                 {.what = "--guide-summary", .path = o.guide_summary}};
-    if ((ret = sg_exit_code(open_outputs(&o, fopt, n_f + !!o.casoff, outs, N_OUTS))) != SG_EXIT_OK) goto out;
-    for (int i = 0; i < n_m; i++) {
-        if (sg_motif_add(&ms, NULL, mopt[i], err, sizeof err) < 0) {
-            sg_error("%s", err);
-            ret = SG_EXIT_INPUT;
-            goto fail;
-        }
-    }
-    for (int i = 0; i < n_f; i++) {
-        if (sg_motif_load(&ms, fopt[i], err, sizeof err) < 0) {
-            sg_error("%s", err);
-            ret = SG_EXIT_INPUT;
-            goto fail;
-        }
-    }
-    if (sg_motif_set_bulges(&ms, o.dna_bulge, o.rna_bulge, err, sizeof err) < 0 ||
-        (o.scores && !scoreable(&ms, err, sizeof err))) {
+    p->sample = o->stats ? sg_mqc_run_name(o->stats) : NULL;
+    p->mqc = sg_mqc_beside(o->stats, p->sample, "_mqc.json");
+    const sg_outfile_t outs[N_OUTS] = {
+        {.what = "-o", .path = o->output, .threads = o->threads},
+        {.what = "--stats", .path = o->stats},
+        {.what = "--index", .path = p->index_path, .threads = o->threads, .index_of = &p->outs[0]},
+        {.what = "the MultiQC file of --stats", .path = p->mqc},
+        {.what = "--guide-summary", .path = o->guide_summary}};
+    memcpy(p->outs, outs, sizeof outs);
+    int r = sg_exit_code(open_outputs(o, o->fopt, o->n_f + !!o->casoff, p->outs, N_OUTS));
+    return r == SG_EXIT_OK ? GO_ON : r;
+}
+
+/* The motifs compiled, the part's range and the backend (whose device
+ * starts now, while the input is read); on an error the outputs are
+ * discarded and its exit status returned, else GO_ON. */
+static int plan_work(const find_opts_t *o, find_plan_t *p)
+{
+    sg_motif_set_t *ms = &p->ms;
+    char err[1024];
+    int r = 0;
+    for (int i = 0; i < o->n_m && r >= 0; i++) r = sg_motif_add(ms, NULL, o->mopt[i], err, sizeof err);
+    for (int i = 0; i < o->n_f && r >= 0; i++) r = sg_motif_load(ms, o->fopt[i], err, sizeof err);
+    if (r >= 0 && (sg_motif_set_bulges(ms, o->dna_bulge, o->rna_bulge, err, sizeof err) < 0 ||
+                   (o->scores && !scoreable(ms, err, sizeof err))))
+        r = -1;
+    if (r < 0) {
         sg_error("%s", err);
-        ret = SG_EXIT_INPUT;
-        goto fail;
+        return SG_EXIT_INPUT;
     }
-    if (!o.with_pam && !o.casoff && sg_motif_guides_carry_pam(&ms))
+    if (!o->with_pam && !o->casoff && sg_motif_guides_carry_pam(ms))
         sg_warn("every guide %s with a match of the PAM %s: if the guides are given with their PAM, add "
                 "--guides-include-pam (as they are, each window is the guide, its PAM and the PAM again)",
-                ms.pam3 ? "ends" : "begins", ms.pam3 ? ms.pam3 : ms.pam5);
-    sg_motif_compile(&ms, o.strands);
-    int pr = o.part ? sg_find_part_plan(o.inputs, o.n_inputs, o.part, o.n_parts, ms.max_len - 1, &part) : 0;
-    if (pr < 0) {
-        ret = sg_exit_code(pr); /* 1 for the input, 2 when its index cannot be written */
-        goto fail;
-    }
-    if (o.part)
-        sg_info("part %ld/%ld: bases %llu to %llu of %llu", o.part, o.n_parts, (unsigned long long)part.beg,
-                (unsigned long long)part.end, (unsigned long long)part.total);
+                ms->pam3 ? "ends" : "begins", ms->pam3 ? ms->pam3 : ms->pam5);
+    sg_motif_compile(ms, o->strands);
+    if (o->part && (r = sg_find_part_plan(o->inputs, o->n_inputs, o->part, o->n_parts, ms->max_len - 1, &p->part)) < 0)
+        return sg_exit_code(r); /* 1 for the input, 2 when its index cannot be written */
+    if (o->part)
+        sg_info("part %ld/%ld: bases %llu to %llu of %llu", o->part, o->n_parts, (unsigned long long)p->part.beg,
+                (unsigned long long)p->part.end, (unsigned long long)p->part.total);
+    sg_backend_opts_t bo = {.motifs = ms, .skip_masked = o->skip_masked, .kernel = o->kernel,
+                            .n_threads = o->threads, .devices = &o->devices,
+                            .input_bases = sg_input_bases(o->inputs, o->n_inputs)};
+    sg_progress_start("seqgpu find", o->quiet, o->progress);
+    if ((r = sg_backend_open(o->backend, &bo, &p->backend)) < 0) return sg_exit_code(r);
+    if (o->verbose && p->backend->why[0]) sg_info("%s", p->backend->why);
+    return GO_ON;
+}
 
-    find_ctx_t ctx = {.ms = &ms};
-    sg_backend_opts_t bo = {.motifs = &ms, .skip_masked = o.skip_masked, .kernel = o.kernel,
-                            .n_threads = o.threads, .devices = &o.devices,
-                            .input_bases = sg_input_bases(o.inputs, o.n_inputs)};
-    sg_progress_start("seqgpu find", o.quiet, o.progress);
-    int r = sg_backend_open(o.backend, &bo, &ctx.backend);
-    if (r < 0) {
-        ret = sg_exit_code(r);
-        goto fail;
-    }
-    if (o.verbose && ctx.backend->why[0]) sg_info("%s", ctx.backend->why);
-    sg_formatter_init(&ctx.fmt, o.by_file ? SG_OUT_COUNT_FILE : o.format, &ms, o.skip_masked);
-    ctx.fmt.all_alignments = o.all_alignments;
-    ctx.fmt.scores = o.scores;
-    ctx.fmt.tally = o.guide_summary != NULL;
-    r = sg_writer_open(&ctx.writer, &outs[0], &ctx.fmt, o.part <= 1, o.n_inputs);
-    size_t chunk = o.chunk_size ? o.chunk_size : ctx.backend->chunk_size;
+/* The planned run: the pipeline, then the outputs closed (or discarded) and
+ * the summary; its exit status. */
+static int run_plan(const find_opts_t *o, find_plan_t *p, double t0)
+{
+    const sg_motif_set_t *ms = &p->ms;
+    find_ctx_t ctx = {.ms = ms, .backend = p->backend};
+    sg_formatter_init(&ctx.fmt, o->by_file ? SG_OUT_COUNT_FILE : o->format, ms, o->skip_masked);
+    ctx.fmt.all_alignments = o->all_alignments;
+    ctx.fmt.scores = o->scores;
+    ctx.fmt.tally = o->guide_summary != NULL;
+    int r = sg_writer_open(&ctx.writer, &p->outs[0], &ctx.fmt, o->part <= 1, o->n_inputs);
+    size_t chunk = o->chunk_size ? o->chunk_size : ctx.backend->chunk_size;
     set_limits(&ctx, chunk);
-    sg_input_init(&ctx.in, sg_reader_new(o.inputs, o.n_inputs, chunk, o.threads), ms.max_len - 1);
-    if (o.part) {
-        sg_reader_set_part(ctx.in.reader, &part.range);
-        if (part.range.first < o.n_inputs)
-            sg_chunker_resume(&ctx.in.chunker, part.range.first, part.rid, part.file_rid0, part.name,
-                              (int64_t)part.rec_pos);
+    sg_input_init(&ctx.in, sg_reader_new(o->inputs, o->n_inputs, chunk, o->threads), ms->max_len - 1);
+    if (o->part) {
+        const sg_find_part_t *part = &p->part;
+        sg_reader_set_part(ctx.in.reader, &part->range);
+        if (part->range.first < o->n_inputs)
+            sg_chunker_resume(&ctx.in.chunker, part->range.first, part->rid, part->file_rid0, part->name,
+                              (int64_t)part->rec_pos);
     }
-
     const sg_step_t steps[N_STEPS] = {
         {step_names[STEP_READ], sg_input_read, 1, 0},
         {step_names[STEP_PARSE], sg_input_parse, 0, 0},
@@ -605,44 +604,53 @@ int main_find(int argc, char **argv)
         {step_names[STEP_WRITE], step_write, 1, 0},
     };
     double busy[N_STEPS] = {0};
-    sg_pipeline_opts_t po = {.n_threads = o.threads, .max_items = 2 * o.threads + 4,
+    sg_pipeline_opts_t po = {.n_threads = o->threads, .max_items = 2 * o->threads + 4,
                              .free_item = sg_input_free_chunk, .busy = busy};
-    sg_progress_stage("scanning", o.part ? 0 : sg_input_stored_bytes(o.inputs, o.n_inputs));
+    sg_progress_stage("scanning", o->part ? 0 : sg_input_stored_bytes(o->inputs, o->n_inputs));
     if (r == 0) r = sg_pipeline_run(steps, N_STEPS, &ctx, &po);
     sg_progress_stop();
     double wall = sg_realtime() - t0;
-    if (r == 0 && o.by_file) r = sg_writer_files(&ctx.writer, o.inputs);
-    if (r == 0 && o.stats) write_stats(outs[1].fp, &o, &ctx, busy, wall);
-    if (r == 0 && mqc) sg_mqc_find(outs[3].fp, &ms, ctx.writer.file_total, o.n_inputs, sample);
-    if (r == 0 && o.guide_summary) sg_mqc_guides(outs[4].fp, &ms, ctx.writer.tally, ctx.fmt.scored);
+    sg_outfile_t *outs = p->outs;
+    if (r == 0 && o->by_file) r = sg_writer_files(&ctx.writer, o->inputs);
+    if (r == 0 && o->stats) write_stats(outs[1].fp, o, &ctx, busy, wall);
+    if (r == 0 && p->mqc) sg_mqc_find(outs[3].fp, ms, ctx.writer.file_total, o->n_inputs, p->sample);
+    if (r == 0 && o->guide_summary) sg_mqc_guides(outs[4].fp, ms, ctx.writer.tally, ctx.fmt.scored);
     if (r == 0) r = sg_outfiles_close(outs, N_OUTS);
     else sg_outfiles_discard(outs, N_OUTS);
     if (r == 0) {
         uint64_t hits = 0;
-        for (int m = 0; m < ms.n_motif; m++) hits += ctx.writer.total[m];
+        for (int m = 0; m < ms->n_motif; m++) hits += ctx.writer.total[m];
         sg_info("%lld records, %llu bases, %d motifs, %llu hits; backend %s; real %.3f s, cpu %.3f s, peak RSS %.1f MB",
-                (long long)ctx.in.chunker.n_rec, (unsigned long long)ctx.bases, ms.n_motif, (unsigned long long)hits,
+                (long long)ctx.in.chunker.n_rec, (unsigned long long)ctx.bases, ms->n_motif, (unsigned long long)hits,
                 ctx.backend->desc, wall, sg_cputime(), sg_peak_rss() / 1048576.0);
-        if (o.summary) sg_writer_summary(&ctx.writer, ctx.in.chunker.n_rec, stderr);
+        if (o->summary) sg_writer_summary(&ctx.writer, ctx.in.chunker.n_rec, stderr);
     }
-    ret = sg_exit_code(r);
     sg_writer_free(&ctx.writer);
     sg_input_free(&ctx.in);
     sg_formatter_free(&ctx.fmt);
-    ctx.backend->free(ctx.backend);
-    sg_find_part_free(&part);
-    goto out;
-fail:
-    sg_find_part_free(&part);
-    sg_outfiles_discard(outs, N_OUTS);
-out:
+    return sg_exit_code(r);
+}
+
+int main_find(int argc, char **argv)
+{
+    find_opts_t o;
+    find_plan_t p = {0};
+    double t0 = sg_realtime();
+    int ret = parse(argc, argv, &o);
+    if (ret == GO_ON) ret = check(&o, &p);
+    if (ret == GO_ON && (ret = plan_outputs(&o, &p)) == GO_ON) {
+        if ((ret = plan_work(&o, &p)) == GO_ON) ret = run_plan(&o, &p, t0);
+        else sg_outfiles_discard(p.outs, N_OUTS);
+    }
     sg_progress_stop();
-    free(index_path);
-    free(mqc);
-    free(sample);
-    sg_motif_set_free(&ms);
-    sg_casoff_free(&co);
-    free(mopt);
-    free(fopt);
+    if (p.backend) p.backend->free(p.backend);
+    sg_find_part_free(&p.part);
+    free(p.index_path);
+    free(p.mqc);
+    free(p.sample);
+    sg_motif_set_free(&p.ms);
+    sg_casoff_free(&p.co);
+    free(o.mopt);
+    free(o.fopt);
     return ret;
 }

@@ -23,6 +23,12 @@ struct sg_backend {
     /** Optional: write JSON members (each line "  \"key\": value,") for --stats. */
     void (*stats)(sg_backend_t *be, FILE *fp);
     void (*free)(sg_backend_t *be);
+    /** Optional, a device backend's, which says nothing of its failures itself: after
+     * scan failed, what failed in this thread's call into err ("" when another call
+     * said it already), and whether the device's start failed (else its scan). The
+     * registry's stage runner says it, and under auto hands the chunk and all later
+     * ones to the cpu backend. */
+    void (*failure)(sg_backend_t *be, char *err, size_t errsz, int *at_start);
     void *priv;
     char why[256];      /* auto: the choice and its reason, for -v and --stats */
 };
@@ -33,7 +39,7 @@ typedef struct {
     const char *kernel;  /* "auto" or one of the backend's kernels */
     int n_threads;
     const sg_devices_t *devices; /* GPUs (NULL or none: device 0) */
-    int fallback;        /* a GPU backend that fails mid-run hands the rest to the cpu backend */
+    int gpus;            /* GPUs worth starting of those listed (the registry's estimate); 0: all */
     double input_bases;  /* expected text bases, for the planner (-1: unknown) */
 } sg_backend_opts_t;
 

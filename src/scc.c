@@ -23,6 +23,7 @@
 #include "../formats/seqio.h"
 #include "../formats/svg.h"
 #include "backend.h"
+#include "stage.h"
 #include "cli.h"
 #include "input.h"
 #include "log.h"
@@ -162,6 +163,11 @@ typedef struct {
     double progress; /* --progress: seconds between lines; 0: a live line on a terminal */
     double min_copies, min_identity;
     long min_count, min_overlap;
+    /* what the command line gave, for check's rules */
+    const char *overlap_only;   /* an option of -g overlap that was given */
+    const char *dbg_only;       /* an option of -g dbg's k-mers that was given */
+    const char *max_memory_arg; /* --max-memory as given */
+    int prefix_given, max_memory_given, device_given, min_overlap_given, min_identity_given;
 } scc_opts_t;
 
 typedef struct {
@@ -260,6 +266,13 @@ static int open_solver(const scc_opts_t *o, const char *name, scc_run_t *run, ch
     return sg_scc_solver_open(name, &so, &run->solver, err, errsz);
 }
 
+/* The stage of the run that auto may hand to the cpu: its reason into why. */
+static sg_stage_t stage_of(const scc_opts_t *o, const char *name, const char *instead, char *why, size_t whysz)
+{
+    return (sg_stage_t){.backend = name, .fallback = !strcmp(o->backend, "auto"), .instead = instead, .why = why,
+                        .whysz = whysz};
+}
+
 /* The k-mer table's share of --max-memory: what the reads in flight leave
  * (least_memory() keeps it above the table's least). */
 static size_t table_memory(const scc_opts_t *o)
@@ -276,8 +289,7 @@ static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
                           .k_given = o->k_given, .min_overlap = (uint32_t)o->min_overlap,
                           .min_identity = o->min_identity, .overlaps = o->overlaps, .overlaps_out = o->overlaps_out,
                           .sketch_k = o->preset ? o->preset->k : 0, .sketch_w = o->preset ? o->preset->w : 0,
-                          .sketch_hpc = o->preset ? o->preset->hpc : 0,
-                          .fallback = !strcmp(o->backend, "auto")};
+                          .sketch_hpc = o->preset ? o->preset->hpc : 0};
     if (!go.tmp_dir) { /* beside the outputs, which need room too; not /tmp, which may be memory */
         const char *slash = strrchr(o->prefix, '/');
         free(run->tmp_dir);
@@ -292,14 +304,58 @@ static sg_graph_opts_t graph_opts(const scc_opts_t *o, scc_run_t *run)
     return go;
 }
 
+/* The build of the graph of the reads, as a stage. */
+typedef struct {
+    const scc_opts_t *o;
+    scc_run_t *run;
+    const sg_graph_opts_t *go;
+    const char *name;  /* the backend asked for first */
+    sg_reader_t *rd;   /* the reads, until a build takes them */
+    sg_graph_t *g;
+    int said;          /* again: the failure is said */
+} build_t;
+
+/* The graph builder of -g on backend, and its build (an sg_stage_fn). */
+static int build_on(void *arg, const char *backend, char *err, size_t errsz)
+{
+    build_t *b = arg;
+    scc_run_t *run = b->run;
+    int r = sg_graph_builder_open(b->o->graph, backend, b->go, &run->builder, err, errsz);
+    if (r < 0) return r;
+    sg_progress_stage(strcmp(b->o->graph, "dbg") ? "reading" : "counting k-mers",
+                      sg_input_stored_bytes(b->o->inputs, b->o->n_inputs));
+    r = run->builder->build(run->builder, b->rd, b->g);
+    b->rd = NULL;
+    if (r == SG_ERR_DEVICE) snprintf(err, errsz, "%s", run->builder->err);
+    return r;
+}
+
+/* Before the cpu builds the graph: the input, read again when the device
+ * took it (a pipe cannot be). */
+static int build_again(void *arg, const char *err)
+{
+    build_t *b = arg;
+    const scc_opts_t *o = b->o;
+    for (int i = 0; !b->rd && i < o->n_inputs; i++)
+        if (!sg_input_rereadable(o->inputs[i])) {
+            sg_error("%s backend: %s; '%s' cannot be read again on the cpu", b->name, err, o->inputs[i]);
+            b->said = 1;
+            return SG_ERR_DEVICE;
+        }
+    if (!b->rd) b->rd = sg_reader_new(o->inputs, o->n_inputs, read_block(o), o->threads);
+    if (b->run->builder) b->run->builder->free(b->run->builder);
+    b->run->builder = NULL;
+    sg_graph_free(b->g);
+    return 0;
+}
+
 /* The graph of the reads of rd (freed here), by the graph builder of -g
  * on the backend name; under auto a device that fails hands the build to the
- * cpu, which reads the input again. */
+ * cpu, which reads the input again (the overlap builder, which holds the
+ * reads, hands its index or chaining to the cpu itself, through the stage). */
 static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *name, sg_reader_t *rd, sg_graph_t *g)
 {
-    const sg_graph_opts_t go = graph_opts(o, run);
-    const char *stage = strcmp(o->graph, "dbg") ? "reading" : "counting k-mers";
-    char err[512] = "";
+    sg_graph_opts_t go = graph_opts(o, run);
     if (!strcmp(o->backend, "auto") && !sg_graph_builder_on(o->graph, name)) {
         snprintf(run->graph_why, sizeof run->graph_why, "auto: cpu (the %s graph is built on the cpu only)", o->graph);
         name = "cpu";
@@ -313,38 +369,15 @@ static int graph_from_reads(const scc_opts_t *o, scc_run_t *run, const char *nam
         name = sg_backend_auto(&e, run->graph_why, sizeof run->graph_why);
     }
     if (o->verbose && run->graph_why[0]) sg_info("graph: %s", run->graph_why);
-    int r = sg_graph_builder_open(o->graph, name, &go, &run->builder, err, sizeof err);
-    if (r == 0) {
-        sg_progress_stage(stage, sg_input_stored_bytes(o->inputs, o->n_inputs));
-        r = run->builder->build(run->builder, rd, g);
-        rd = NULL;
-        if (r == SG_ERR_DEVICE) snprintf(err, sizeof err, "%s", run->builder->err);
-        if (r == 0 && run->builder->err[0] && strcmp(run->builder->backend, name)) {
-            /* auto: a device that failed, and the cpu took over */
-            snprintf(run->graph_why, sizeof run->graph_why, "auto: cpu (the CUDA device failed: %.180s)",
-                     run->builder->err);
-            run->device_failed = 1;
-        }
-    }
-    if (r != SG_ERR_DEVICE || strcmp(o->backend, "auto")) {
-        if (r == SG_ERR_DEVICE) sg_error("%s backend: %s", name, err);
-        sg_reader_free(rd);
-        return r;
-    }
-    for (int i = 0; !rd && i < o->n_inputs; i++)
-        if (!sg_input_rereadable(o->inputs[i])) {
-            sg_error("%s backend: %s; '%s' cannot be read again on the cpu", name, err, o->inputs[i]);
-            return r;
-        }
-    if (!rd) rd = sg_reader_new(o->inputs, o->n_inputs, read_block(o), o->threads);
-    sg_backend_fell_back(err, "building the graph on the cpu", run->graph_why, sizeof run->graph_why);
-    run->device_failed = 1;
-    if (run->builder) run->builder->free(run->builder);
-    sg_graph_free(g);
-    r = sg_graph_builder_open(o->graph, "cpu", &go, &run->builder, err, sizeof err);
-    if (r < 0) return r;
-    sg_progress_stage(stage, sg_input_stored_bytes(o->inputs, o->n_inputs));
-    return run->builder->build(run->builder, rd, g);
+    sg_stage_t st = stage_of(o, name, "building the graph on the cpu", run->graph_why, sizeof run->graph_why);
+    st.again = build_again;
+    go.stage = &st;
+    build_t b = {.o = o, .run = run, .go = &go, .name = name, .rd = rd, .g = g};
+    int r = sg_stage_run(&st, build_on, &b);
+    run->device_failed = st.fell_back;
+    if (r == SG_ERR_DEVICE && !st.fell_back && !b.said) sg_error("%s backend: %s", name, st.err);
+    sg_reader_free(b.rd);
+    return r;
 }
 
 /* The graph of the k-mers of counts files (--counts), built on the cpu. */
@@ -396,6 +429,29 @@ static int write_counts(const scc_opts_t *o, scc_run_t *run, const sg_outfile_t 
     return r;
 }
 
+typedef struct {
+    const scc_opts_t *o;
+    scc_run_t *run;
+    const sg_graph_t *g;
+    uint32_t *comp;
+} solve_t;
+
+/* The SCCs of the graph by the solver on backend (an sg_stage_fn). */
+static int solve_on(void *arg, const char *backend, char *err, size_t errsz)
+{
+    const solve_t *a = arg;
+    scc_run_t *run = a->run;
+    int r = 0;
+    if (run->solver && strcmp(run->solver->name, backend)) {
+        run->solver->free(run->solver);
+        run->solver = NULL;
+    }
+    if (!run->solver) r = open_solver(a->o, backend, run, err, errsz);
+    if (r == 0 && (r = run->solver->solve(run->solver, a->g, a->comp, &run->n_comp)) < 0)
+        snprintf(err, errsz, "%s", run->solver->err);
+    return r;
+}
+
 /* Components of every vertex, numbered in the order of their first vertex
  * (the same numbers from either backend). */
 static int find_sccs(const scc_opts_t *o, scc_run_t *run, const sg_graph_t *g, uint32_t *comp)
@@ -404,22 +460,10 @@ static int find_sccs(const scc_opts_t *o, scc_run_t *run, const sg_graph_t *g, u
     if (run->device_failed) snprintf(run->why, sizeof run->why, "%s", run->graph_why);
     else name = choose(o, g->n_vert, run->why, sizeof run->why);
     if (o->verbose && run->why[0]) sg_info("SCCs: %s", run->why);
-    char err[512] = "";
-    int r = 0;
-    if (run->solver && strcmp(run->solver->name, name)) {
-        run->solver->free(run->solver);
-        run->solver = NULL;
-    }
-    if (!run->solver) r = open_solver(o, name, run, err, sizeof err);
-    if (r == 0 && (r = run->solver->solve(run->solver, g, comp, &run->n_comp)) < 0)
-        snprintf(err, sizeof err, "%s", run->solver->err);
-    if (r == SG_ERR_DEVICE && !strcmp(o->backend, "auto")) {
-        sg_backend_fell_back(err, "finding SCCs on the cpu", run->why, sizeof run->why);
-        if (run->solver) run->solver->free(run->solver);
-        if ((r = open_solver(o, "cpu", run, err, sizeof err)) == 0) r = run->solver->solve(run->solver, g, comp, &run->n_comp);
-    } else if (r < 0) {
-        sg_error("%s backend: %s", name, err);
-    }
+    sg_stage_t st = stage_of(o, name, "finding SCCs on the cpu", run->why, sizeof run->why);
+    const solve_t a = {o, run, g, comp};
+    int r = sg_stage_run(&st, solve_on, (void *)&a);
+    if (r < 0 && !st.fell_back) sg_error("%s backend: %s", name, st.err);
     if (r == 0 && run->solver->summary[0]) sg_info("SCCs on %s", run->solver->summary);
     return r;
 }
@@ -586,438 +630,571 @@ static int usage_error(const char *fmt, const char *arg)
 static char stdin_name[] = "-";
 static char *stdin_input[] = {stdin_name};
 
-int main_scc(int argc, char **argv)
+enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT, OPT_PROGRESS,
+       OPT_OVERLAPS, OPT_MIN_OVERLAP, OPT_MIN_IDENTITY, OPT_WRITE_OVERLAPS, OPT_MAX_MEMORY, OPT_TMP_DIR, OPT_PART,
+       OPT_COUNTS_OUT, OPT_COUNTS, OPT_ASSEMBLY, OPT_BRIDGE };
+static const struct option lopts[] = {
+    {"min-copies", required_argument, NULL, OPT_MIN_COPIES}, {"min-count", required_argument, NULL, 'c'},
+    {"edges", required_argument, NULL, OPT_EDGES},           {"write-graph", required_argument, NULL, OPT_WRITE_GRAPH},
+    {"prefix", required_argument, NULL, 'p'},                {"threads", required_argument, NULL, 't'},
+    {"backend", required_argument, NULL, 'b'},               {"stats", required_argument, NULL, OPT_STATS},
+    {"quiet", no_argument, NULL, 'q'},                       {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},                        {"device", required_argument, NULL, OPT_DEVICE},
+    {"kw", required_argument, NULL, OPT_KW},                 {"kv", required_argument, NULL, OPT_KV},
+    {"kt", required_argument, NULL, OPT_KT},                 {"progress", optional_argument, NULL, OPT_PROGRESS},
+    {"graph", required_argument, NULL, 'g'},                 {"overlaps", required_argument, NULL, OPT_OVERLAPS},
+    {"min-overlap", required_argument, NULL, OPT_MIN_OVERLAP}, {"min-identity", required_argument, NULL, OPT_MIN_IDENTITY},
+    {"write-overlaps", required_argument, NULL, OPT_WRITE_OVERLAPS},
+    {"max-memory", required_argument, NULL, OPT_MAX_MEMORY}, {"tmp-dir", required_argument, NULL, OPT_TMP_DIR},
+    {"part", required_argument, NULL, OPT_PART},             {"counts-out", required_argument, NULL, OPT_COUNTS_OUT},
+    {"counts", no_argument, NULL, OPT_COUNTS},               {"version", no_argument, NULL, 'V'},
+    {"preset", required_argument, NULL, 'x'},                {"assembly", no_argument, NULL, OPT_ASSEMBLY},
+    {"bridge", required_argument, NULL, OPT_BRIDGE},
+    {NULL, 0, NULL, 0}};
+
+/* parse, check and plan return this to go on, else the exit status */
+#define GO_ON (-1)
+
+/* A real number of (lo, hi], or of [lo, hi] with closed; 0 or -1. */
+static int parse_real(const char *s, double lo, double hi, int closed, double *out)
 {
-    enum { OPT_MIN_COPIES = 256, OPT_EDGES, OPT_WRITE_GRAPH, OPT_STATS, OPT_DEVICE, OPT_KW, OPT_KV, OPT_KT, OPT_PROGRESS,
-           OPT_OVERLAPS, OPT_MIN_OVERLAP, OPT_MIN_IDENTITY, OPT_WRITE_OVERLAPS, OPT_MAX_MEMORY, OPT_TMP_DIR, OPT_PART,
-           OPT_COUNTS_OUT, OPT_COUNTS, OPT_ASSEMBLY, OPT_BRIDGE };
-    static const struct option lopts[] = {
-        {"min-copies", required_argument, NULL, OPT_MIN_COPIES}, {"min-count", required_argument, NULL, 'c'},
-        {"edges", required_argument, NULL, OPT_EDGES},           {"write-graph", required_argument, NULL, OPT_WRITE_GRAPH},
-        {"prefix", required_argument, NULL, 'p'},                {"threads", required_argument, NULL, 't'},
-        {"backend", required_argument, NULL, 'b'},               {"stats", required_argument, NULL, OPT_STATS},
-        {"quiet", no_argument, NULL, 'q'},                       {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},                        {"device", required_argument, NULL, OPT_DEVICE},
-        {"kw", required_argument, NULL, OPT_KW},                 {"kv", required_argument, NULL, OPT_KV},
-        {"kt", required_argument, NULL, OPT_KT},                 {"progress", optional_argument, NULL, OPT_PROGRESS},
-        {"graph", required_argument, NULL, 'g'},                 {"overlaps", required_argument, NULL, OPT_OVERLAPS},
-        {"min-overlap", required_argument, NULL, OPT_MIN_OVERLAP}, {"min-identity", required_argument, NULL, OPT_MIN_IDENTITY},
-        {"write-overlaps", required_argument, NULL, OPT_WRITE_OVERLAPS},
-        {"max-memory", required_argument, NULL, OPT_MAX_MEMORY}, {"tmp-dir", required_argument, NULL, OPT_TMP_DIR},
-        {"part", required_argument, NULL, OPT_PART},             {"counts-out", required_argument, NULL, OPT_COUNTS_OUT},
-        {"counts", no_argument, NULL, OPT_COUNTS},               {"version", no_argument, NULL, 'V'},
-        {"preset", required_argument, NULL, 'x'},                {"assembly", no_argument, NULL, OPT_ASSEMBLY},
-        {"bridge", required_argument, NULL, OPT_BRIDGE},
-        {NULL, 0, NULL, 0}};
-    scc_opts_t o = {.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2,
-                    .min_overlap = 2000, .min_identity = 0.8, .bridge = -1};
-    const char *overlap_only = NULL; /* an option of -g overlap that was given */
-    const char *dbg_only = NULL;     /* an option of -g dbg's k-mers that was given */
-    int prefix_given = 0, max_memory_given = 0, device_given = 0, min_overlap_given = 0, min_identity_given = 0;
-    const char *max_memory_arg = NULL;
+    char *end;
+    *out = strtod(s, &end);
+    return end == s || *end || !(closed ? *out >= lo : *out > lo) || *out > hi ? -1 : 0;
+}
+
+/* An option's value that needs no other option to be judged, into o (and
+ * which pipeline's option it is); a usage error, or GO_ON. */
+static int parse_value(scc_opts_t *o, int c, const char *arg)
+{
     long v;
-    int c;
-    double t_start = sg_realtime();
+    switch (c) {
+    case 'x':
+        if (!(o->preset = sg_read_preset(arg))) return usage_error("invalid preset '%s' (hifi, ont, clr or sr)", arg);
+        break;
+    case 'g':
+        if (strcmp(arg, "dbg") && strcmp(arg, "overlap")) return usage_error("invalid graph '%s' (dbg or overlap)", arg);
+        o->graph = arg;
+        break;
+    case OPT_MIN_OVERLAP:
+        if (sg_parse_int(arg, 1, SG_READ_MAX_LEN, &v) < 0)
+            return usage_error("invalid --min-overlap '%s' (bases, 1 or more)", arg);
+        o->min_overlap = v;
+        o->overlap_only = "--min-overlap";
+        o->min_overlap_given = 1;
+        break;
+    case OPT_MIN_IDENTITY:
+        if (parse_real(arg, 0, 1, 1, &o->min_identity) < 0) return usage_error("invalid --min-identity '%s' (0 to 1)", arg);
+        o->overlap_only = "--min-identity";
+        o->min_identity_given = 1;
+        break;
+    case 'k':
+        if (sg_parse_int(arg, SG_K_MIN, SG_K_MAX, &v) < 0 || v % 2 == 0)
+            return usage_error("invalid k-mer size '%s' (odd, 11 to 63)", arg);
+        o->k = (int)v;
+        o->k_given = 1;
+        o->dbg_only = "-k";
+        break;
+    case OPT_MIN_COPIES:
+        if (parse_real(arg, 0, 1e6, 0, &o->min_copies) < 0)
+            return usage_error("invalid --min-copies '%s' (a number above 0)", arg);
+        o->dbg_only = "--min-copies";
+        break;
+    case 'c':
+        if (sg_parse_int(arg, 1, UINT32_MAX, &v) < 0) return usage_error("invalid --min-count '%s'", arg);
+        o->min_count = v;
+        o->dbg_only = "-c";
+        break;
+    case 't':
+        if (sg_parse_int(arg, 1, 4096, &v) < 0) return usage_error("invalid thread count '%s'", arg);
+        o->threads = (int)v;
+        break;
+    case 'b':
+        if (strcmp(arg, "auto") && strcmp(arg, "cpu") && strcmp(arg, "cuda"))
+            return usage_error("invalid backend '%s' for scc (auto, cpu or cuda)", arg);
+        o->backend = arg;
+        break;
+    case OPT_DEVICE:
+        o->device_given = 1;
+        if (sg_parse_devices(arg, SG_MAX_DEVICES, &o->devices) < 0)
+            return usage_error("invalid --device '%s' (device indices, each once: 0, or 0,1 to count the "
+                               "k-mers on both)", arg);
+        break;
+    case OPT_KW:
+        if (sg_parse_int(arg, 1, 32, &v) < 0 || (v & (v - 1)))
+            return usage_error("invalid --kw '%s' (1, 2, 4, 8, 16 or 32)", arg);
+        o->kw = (int)v;
+        break;
+    case OPT_KV:
+        if (sg_parse_int(arg, 1, 1024, &v) < 0) return usage_error("invalid --kv '%s' (1 to 1024)", arg);
+        o->kv = (int)v;
+        break;
+    case OPT_KT:
+        if (sg_parse_int(arg, 0, 1000, &v) < 0) return usage_error("invalid --kt '%s' (0 to 1000)", arg);
+        o->kt = (int)v;
+        break;
+    case OPT_MAX_MEMORY:
+        /* below a megabyte the reads in flight alone would not fit */
+        if (sg_parse_size(arg, &o->max_memory) < 0 || o->max_memory < (1 << 20))
+            return usage_error("invalid --max-memory '%s' (bytes, 1M or more, e.g. 2500M or 8G)", arg);
+        o->max_memory_given = 1;
+        o->max_memory_arg = arg;
+        break;
+    case OPT_PART:
+        if (sg_parse_part(arg, SG_MAX_PARTS, &o->part, &o->n_parts) < 0)
+            return usage_error("invalid --part '%s' (I/N: part I of N, 1 <= I <= N <= 65536)", arg);
+        break;
+    case OPT_BRIDGE:
+        if (sg_parse_int(arg, 0, UINT32_MAX, &v) < 0)
+            return usage_error("invalid --bridge '%s' (times the sequence shows a bridge: 0 for none)", arg);
+        o->bridge = v;
+        o->dbg_only = "--bridge";
+        break;
+    case OPT_PROGRESS:
+        if (sg_parse_progress(arg, &o->progress) < 0) return usage_error("invalid --progress '%s' (seconds, 0.1 or more)", arg);
+        break;
+    }
+    return GO_ON;
+}
+
+/* The command line into o, each value checked alone; -h, -V or a usage
+ * error end the run here (their exit status), else GO_ON. */
+static int parse(int argc, char **argv, scc_opts_t *o)
+{
+    *o = (scc_opts_t){.prefix = "seqgpu_scc", .backend = "auto", .k = 31, .min_copies = 3, .kw = 4, .kv = 2, .kt = 2,
+                      .min_overlap = 2000, .min_identity = 0.8, .bridge = -1};
+    int c, r;
     sg_log_init("seqgpu scc", 0);
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":k:c:p:t:b:g:x:qvVh", lopts, NULL)) >= 0) {
         switch (c) {
-        case 'x':
-            if (!(o.preset = sg_read_preset(optarg)))
-                return usage_error("invalid preset '%s' (hifi, ont, clr or sr)", optarg);
-            break;
-        case 'g':
-            if (strcmp(optarg, "dbg") && strcmp(optarg, "overlap"))
-                return usage_error("invalid graph '%s' (dbg or overlap)", optarg);
-            o.graph = optarg;
-            break;
-        case OPT_OVERLAPS: o.overlaps = overlap_only = optarg; break;
+        case OPT_OVERLAPS: o->overlaps = o->overlap_only = optarg; break;
         case OPT_WRITE_OVERLAPS:
-            o.write_overlaps = optarg;
-            overlap_only = "--write-overlaps";
+            o->write_overlaps = optarg;
+            o->overlap_only = "--write-overlaps";
             break;
-        case OPT_MIN_OVERLAP:
-            if (sg_parse_int(optarg, 1, SG_READ_MAX_LEN, &v) < 0)
-                return usage_error("invalid --min-overlap '%s' (bases, 1 or more)", optarg);
-            o.min_overlap = v;
-            overlap_only = "--min-overlap";
-            min_overlap_given = 1;
-            break;
-        case OPT_MIN_IDENTITY: {
-            char *end;
-            o.min_identity = strtod(optarg, &end);
-            if (end == optarg || *end || !(o.min_identity >= 0) || o.min_identity > 1)
-                return usage_error("invalid --min-identity '%s' (0 to 1)", optarg);
-            overlap_only = "--min-identity";
-            min_identity_given = 1;
-            break;
-        }
-        case 'k':
-            if (sg_parse_int(optarg, SG_K_MIN, SG_K_MAX, &v) < 0 || v % 2 == 0)
-                return usage_error("invalid k-mer size '%s' (odd, 11 to 63)", optarg);
-            o.k = (int)v;
-            o.k_given = 1;
-            dbg_only = "-k";
-            break;
-        case OPT_MIN_COPIES: {
-            char *end;
-            o.min_copies = strtod(optarg, &end);
-            if (end == optarg || *end || !(o.min_copies > 0) || o.min_copies > 1e6)
-                return usage_error("invalid --min-copies '%s' (a number above 0)", optarg);
-            dbg_only = "--min-copies";
-            break;
-        }
-        case 'c':
-            if (sg_parse_int(optarg, 1, UINT32_MAX, &v) < 0) return usage_error("invalid --min-count '%s'", optarg);
-            o.min_count = v;
-            dbg_only = "-c";
-            break;
-        case OPT_EDGES: o.edges = optarg; break;
-        case OPT_WRITE_GRAPH: o.write_graph = optarg; break;
-        case 'p': o.prefix = optarg, prefix_given = 1; break;
-        case 't':
-            if (sg_parse_int(optarg, 1, 4096, &v) < 0) return usage_error("invalid thread count '%s'", optarg);
-            o.threads = (int)v;
-            break;
-        case 'b':
-            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
-                return usage_error("invalid backend '%s' for scc (auto, cpu or cuda)", optarg);
-            o.backend = optarg;
-            break;
-        case OPT_DEVICE:
-            device_given = 1;
-            if (sg_parse_devices(optarg, SG_MAX_DEVICES, &o.devices) < 0)
-                return usage_error("invalid --device '%s' (device indices, each once: 0, or 0,1 to count the "
-                                   "k-mers on both)", optarg);
-            break;
-        case OPT_KW:
-            if (sg_parse_int(optarg, 1, 32, &v) < 0 || (v & (v - 1)))
-                return usage_error("invalid --kw '%s' (1, 2, 4, 8, 16 or 32)", optarg);
-            o.kw = (int)v;
-            break;
-        case OPT_KV:
-            if (sg_parse_int(optarg, 1, 1024, &v) < 0) return usage_error("invalid --kv '%s' (1 to 1024)", optarg);
-            o.kv = (int)v;
-            break;
-        case OPT_KT:
-            if (sg_parse_int(optarg, 0, 1000, &v) < 0) return usage_error("invalid --kt '%s' (0 to 1000)", optarg);
-            o.kt = (int)v;
-            break;
-        case OPT_STATS: o.stats = optarg; break;
-        case OPT_MAX_MEMORY:
-            /* below a megabyte the reads in flight alone would not fit */
-            if (sg_parse_size(optarg, &o.max_memory) < 0 || o.max_memory < (1 << 20))
-                return usage_error("invalid --max-memory '%s' (bytes, 1M or more, e.g. 2500M or 8G)", optarg);
-            max_memory_given = 1;
-            max_memory_arg = optarg;
-            break;
-        case OPT_TMP_DIR: o.tmp_dir = optarg; break;
-        case OPT_PART:
-            if (sg_parse_part(optarg, SG_MAX_PARTS, &o.part, &o.n_parts) < 0)
-                return usage_error("invalid --part '%s' (I/N: part I of N, 1 <= I <= N <= 65536)", optarg);
-            break;
-        case OPT_COUNTS_OUT: o.counts_out = optarg; break;
-        case OPT_COUNTS: o.counts = 1; break;
+        case OPT_EDGES: o->edges = optarg; break;
+        case OPT_WRITE_GRAPH: o->write_graph = optarg; break;
+        case 'p': o->prefix = optarg, o->prefix_given = 1; break;
+        case OPT_STATS: o->stats = optarg; break;
+        case OPT_TMP_DIR: o->tmp_dir = optarg; break;
+        case OPT_COUNTS_OUT: o->counts_out = optarg; break;
+        case OPT_COUNTS: o->counts = 1; break;
         case OPT_ASSEMBLY:
-            o.assembly = 1;
-            dbg_only = "--assembly";
+            o->assembly = 1;
+            o->dbg_only = "--assembly";
             break;
-        case OPT_BRIDGE:
-            if (sg_parse_int(optarg, 0, UINT32_MAX, &v) < 0)
-                return usage_error("invalid --bridge '%s' (times the sequence shows a bridge: 0 for none)", optarg);
-            o.bridge = v;
-            dbg_only = "--bridge";
-            break;
-        case 'q': o.quiet = 1; break;
-        case 'v': o.verbose = 1; break;
-        case OPT_PROGRESS:
-            if (sg_parse_progress(optarg, &o.progress) < 0)
-                return usage_error("invalid --progress '%s' (seconds, 0.1 or more)", optarg);
-            break;
+        case 'q': o->quiet = 1; break;
+        case 'v': o->verbose = 1; break;
         case 'h': usage(stdout); return SG_EXIT_OK;
         case 'V': return sg_version();
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        case '?': return usage_error("unknown option '%s'", argv[optind - 1]);
+        default:
+            if ((r = parse_value(o, c, optarg)) != GO_ON) return r;
         }
     }
-    sg_log_init("seqgpu scc", o.quiet);
-    if (o.preset && o.graph && strcmp(o.graph, o.preset->graph)) {
+    sg_log_init("seqgpu scc", o->quiet);
+    o->inputs = argv + optind;
+    o->n_inputs = argc - optind;
+    return GO_ON;
+}
+
+/* The rules of -x and -g: a preset's graph, and each pipeline's options
+ * with its graph alone; a usage error, or GO_ON. */
+static int check_graph(scc_opts_t *o)
+{
+    if (o->preset && o->graph && strcmp(o->graph, o->preset->graph)) {
         char why[64];
-        snprintf(why, sizeof why, "-x %s is a preset of -g %s", o.preset->name, o.preset->graph);
+        snprintf(why, sizeof why, "-x %s is a preset of -g %s", o->preset->name, o->preset->graph);
         return usage_error("%s", why);
     }
-    if (o.preset) {
-        o.graph = o.preset->graph;
-        if (!min_overlap_given && o.preset->min_overlap) o.min_overlap = o.preset->min_overlap;
-        if (!min_identity_given && o.preset->min_identity > 0) o.min_identity = o.preset->min_identity;
+    if (o->preset) {
+        o->graph = o->preset->graph;
+        if (!o->min_overlap_given && o->preset->min_overlap) o->min_overlap = o->preset->min_overlap;
+        if (!o->min_identity_given && o->preset->min_identity > 0) o->min_identity = o->preset->min_identity;
     }
-    if (!o.graph) o.graph = o.overlaps ? "overlap" : "dbg";
-    if (overlap_only && strcmp(o.graph, "overlap")) {
-        if (overlap_only == o.overlaps) overlap_only = "--overlaps";
-        return usage_error("%s is an option of -g overlap", overlap_only);
-    }
-    if (o.edges && !strcmp(o.graph, "overlap")) return usage_error("%s", "-g overlap builds the graph of reads: --edges takes a graph");
-    if (!strcmp(o.graph, "overlap") && dbg_only)
+    if (!o->graph) o->graph = o->overlaps ? "overlap" : "dbg";
+    if (o->overlap_only && strcmp(o->graph, "overlap"))
+        return usage_error("%s is an option of -g overlap", o->overlap_only == o->overlaps ? "--overlaps" : o->overlap_only);
+    if (o->edges && !strcmp(o->graph, "overlap"))
+        return usage_error("%s", "-g overlap builds the graph of reads: --edges takes a graph");
+    if (!strcmp(o->graph, "overlap") && o->dbg_only)
         return usage_error("%s is an option of -g dbg (k-mer counts); -g overlap takes --min-overlap and "
-                           "--min-identity", dbg_only);
-    if (!strcmp(o.graph, "overlap") && (o.part || o.counts_out || o.counts || o.max_memory || o.tmp_dir))
-        return usage_error("%s is an option of -g dbg (k-mer counts)", o.part ? "--part" : o.counts_out ? "--counts-out"
-                                                                       : o.counts ? "--counts" : o.max_memory ? "--max-memory"
+                           "--min-identity", o->dbg_only);
+    if (!strcmp(o->graph, "overlap") && (o->part || o->counts_out || o->counts || o->max_memory || o->tmp_dir))
+        return usage_error("%s is an option of -g dbg (k-mer counts)", o->part ? "--part" : o->counts_out ? "--counts-out"
+                                                                       : o->counts ? "--counts" : o->max_memory ? "--max-memory"
                                                                                                    : "--tmp-dir");
-    if (!o.threads) o.threads = sg_default_threads();
-    o.inputs = argv + optind;
-    o.n_inputs = argc - optind;
-    if (o.edges && o.n_inputs) return usage_error("%s", "--edges takes the graph: give no other input");
-    if (o.bridge > 0 && (o.edges || o.counts_out))
-        return usage_error("%s", o.edges ? "--bridge bridges a de Bruijn graph of sequence, not a graph (--edges)"
-                                         : "--bridge goes with the run that builds the graph (--counts), not a part "
-                                           "(--counts-out)");
-    if (o.assembly && (o.edges || o.counts_out))
-        return usage_error("%s", o.edges ? "--assembly takes an assembly's sequence, not a graph (--edges)"
-                                         : "--assembly goes with the run that writes the report (--counts), not a "
-                                           "part (--counts-out)");
-    if (!o.edges && !o.n_inputs) {
+    return GO_ON;
+}
+
+/* The rules of the inputs: edges, reads (standard input when none is
+ * named and it is no terminal), counts files and parts; a usage error, or
+ * GO_ON. */
+static int check_inputs(scc_opts_t *o)
+{
+    if (o->edges && o->n_inputs) return usage_error("%s", "--edges takes the graph: give no other input");
+    if (o->bridge > 0 && (o->edges || o->counts_out))
+        return usage_error("%s", o->edges ? "--bridge bridges a de Bruijn graph of sequence, not a graph (--edges)"
+                                          : "--bridge goes with the run that builds the graph (--counts), not a part "
+                                            "(--counts-out)");
+    if (o->assembly && (o->edges || o->counts_out))
+        return usage_error("%s", o->edges ? "--assembly takes an assembly's sequence, not a graph (--edges)"
+                                          : "--assembly goes with the run that writes the report (--counts), not a "
+                                            "part (--counts-out)");
+    if (!o->edges && !o->n_inputs) {
         if (isatty(STDIN_FILENO)) return usage_error("%s", "no input given (reads, a GFA graph, or --edges FILE)");
-        o.inputs = stdin_input;
-        o.n_inputs = 1;
+        o->inputs = stdin_input;
+        o->n_inputs = 1;
     }
-    if (o.part && !o.counts_out) return usage_error("%s", "--part counts a part of the k-mers for --counts-out FILE");
-    if (o.counts_out && !o.part) o.part = o.n_parts = 1;
-    if ((o.counts_out || o.counts) && o.edges)
+    if (o->part && !o->counts_out) return usage_error("%s", "--part counts a part of the k-mers for --counts-out FILE");
+    if (o->counts_out && !o->part) o->part = o->n_parts = 1;
+    if ((o->counts_out || o->counts) && o->edges)
         return usage_error("%s", "--counts-out and --counts take the k-mers of reads, not a graph (--edges)");
-    if (o.counts_out && (o.counts || o.write_graph))
+    if (o->counts_out && (o->counts || o->write_graph))
         return usage_error("%s", "--counts-out writes the part's k-mer counts and nothing else: no --counts or "
                                  "--write-graph");
-    if (o.counts && !strcmp(o.inputs[0], "-"))
+    if (o->counts && !strcmp(o->inputs[0], "-"))
         return usage_error("%s", "--counts takes the counts files of a run's parts as its inputs");
-    if (o.counts_out && prefix_given)
+    if (o->counts_out && o->prefix_given)
         return usage_error("%s", "--counts-out writes the part's k-mer counts and nothing else: no -p (the run of "
                                  "--counts writes the report)");
-    if (o.counts_out && (!strcmp(o.backend, "cuda") || device_given))
+    if (o->counts_out && (!strcmp(o->backend, "cuda") || o->device_given))
         return usage_error("%s", "--counts-out counts a part's k-mers on the cpu: leave out -b cuda and --device");
-    if (o.counts && (max_memory_given || o.tmp_dir))
+    if (o->counts && (o->max_memory_given || o->tmp_dir))
         return usage_error("%s", "--max-memory and --tmp-dir bound the counting of reads: --counts takes k-mers "
                                  "counted already (each part bounds its own memory)");
-    if (o.tmp_dir) {
+    return GO_ON;
+}
+
+/* The file name PREFIX ends in (from *base), less a compressing suffix:
+ * its length. */
+static size_t prefix_stem(const char *prefix, const char **base)
+{
+    const char *slash = strrchr(prefix, '/');
+    *base = slash ? slash + 1 : prefix;
+    return strlen(*base) - prefix_gz(prefix);
+}
+
+/* The rules of the room a run has: --tmp-dir, --max-memory and the prefix;
+ * an error's exit status, or GO_ON. */
+static int check_room(scc_opts_t *o)
+{
+    if (o->tmp_dir) {
         struct stat st;
-        if (stat(o.tmp_dir, &st) < 0 || !S_ISDIR(st.st_mode) || access(o.tmp_dir, W_OK | X_OK) < 0)
-            return usage_error("--tmp-dir '%s' is not a folder this run can write to", o.tmp_dir);
+        if (stat(o->tmp_dir, &st) < 0 || !S_ISDIR(st.st_mode) || access(o->tmp_dir, W_OK | X_OK) < 0)
+            return usage_error("--tmp-dir '%s' is not a folder this run can write to", o->tmp_dir);
     }
-    if (max_memory_given && !o.edges && o.max_memory < least_memory(&o)) {
+    if (o->max_memory_given && !o->edges && o->max_memory < least_memory(o)) {
         /* the reads in flight and the counting's buffers alone would not fit */
         char least[32];
-        snprintf(least, sizeof least, "%zuM", (least_memory(&o) >> 20) + 1);
+        snprintf(least, sizeof least, "%zuM", (least_memory(o) >> 20) + 1);
         sg_error("--max-memory %s is below the least a run of %d threads works in: %s (the reads in flight and the "
                  "k-mer counting's buffers); give --max-memory %s or more, or fewer threads (-t)",
-                 max_memory_arg, o.threads, least, least);
+                 o->max_memory_arg, o->threads, least, least);
         return SG_EXIT_INPUT;
     }
-    if (!o.max_memory) o.max_memory = sg_available_memory() / 4 * 3;
-    const char *base = strrchr(o.prefix, '/');
-    base = base ? base + 1 : o.prefix;
-    size_t stem = strlen(base) - prefix_gz(o.prefix);
+    if (!o->max_memory) o->max_memory = sg_available_memory() / 4 * 3;
+    const char *base;
+    size_t stem = prefix_stem(o->prefix, &base);
     if (!stem || !strncmp(base, ".", stem) || !strncmp(base, "..", stem))
         return usage_error("invalid prefix '%s': it must end in a file name (PREFIX.repeats.tsv and the other outputs "
-                           "would be hidden files or folders)", o.prefix);
-    if (sg_outfile_fd(o.prefix) >= 0)
+                           "would be hidden files or folders)", o->prefix);
+    if (sg_outfile_fd(o->prefix) >= 0)
         return usage_error("invalid prefix '%s': PREFIX names several files (PREFIX.repeats.tsv and the others), "
-                           "not standard output or another descriptor: give a file name", o.prefix);
+                           "not standard output or another descriptor: give a file name", o->prefix);
+    return GO_ON;
+}
 
-    enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_SPECTRUM, OUT_PICTURES, OUT_MQC_SPECTRUM, OUT_MQC_REPEATS,
-           OUT_LOCI, OUT_LANDSCAPE, OUT_LOCI_INDEX, OUT_GRAPH, OUT_STATS, OUT_COUNTS, OUT_OVERLAPS, N_OUT };
-    enum { N_PATHS = 11 };
+/* Every rule between options, in one place (minimap2's mm_check_opt): a
+ * usage error, or GO_ON with the defaults the options leave filled in. */
+static int check(scc_opts_t *o)
+{
+    int r = check_graph(o);
+    if (r != GO_ON) return r;
+    if (!o->threads) o->threads = sg_default_threads();
+    if ((r = check_inputs(o)) != GO_ON) return r;
+    return check_room(o);
+}
+
+enum { OUT_TSV, OUT_GFA, OUT_UNITS, OUT_COMP, OUT_SPECTRUM, OUT_PICTURES, OUT_MQC_SPECTRUM, OUT_MQC_REPEATS,
+       OUT_LOCI, OUT_LANDSCAPE, OUT_LOCI_INDEX, OUT_GRAPH, OUT_STATS, OUT_COUNTS, OUT_OVERLAPS, N_OUT };
+enum { N_PATHS = 11 };
+
+/* What a run makes: its outputs' names and the files, opened before any work. */
+typedef struct {
+    char *sample; /* MultiQC's sample: the prefix's file name */
+    char *paths[N_PATHS];
+    sg_outfile_t outs[N_OUT];
+} scc_plan_t;
+
+/* The outputs a run writes, as the options ask, opened (after the checks
+ * of sg_outfiles_open) before any input is read; an error's exit status, or
+ * GO_ON. */
+static int plan_outputs(scc_opts_t *o, scc_plan_t *p)
+{
+    const char *base;
+    size_t stem = prefix_stem(o->prefix, &base);
     /* MultiQC's sample: the prefix's file name; its files go beside --stats */
-    char *sample = sg_strdup(base);
-    sample[stem] = 0;
-    char *paths[N_PATHS] = {out_path(o.prefix, ".repeats.tsv", 0), out_path(o.prefix, ".gfa", 0),
-                            out_path(o.prefix, ".units.fa", 0), out_path(o.prefix, ".components.tsv", 0),
-                            out_path(o.prefix, ".spectrum.svg", 1), out_path(o.prefix, ".repeats.svg", 1),
-                            sg_mqc_beside(o.stats, sample, ".spectrum_mqc.json"),
-                            sg_mqc_beside(o.stats, sample, ".repeats_mqc.tsv"),
-                            out_path(o.prefix, ".loci.bed", 0), out_path(o.prefix, ".landscape.svg", 1),
-                            out_path(o.prefix, ".loci.bed", 0)};
-    if (prefix_gz(o.prefix)) { /* a compressed BED gets its tabix index */
-        free(paths[OUT_LOCI_INDEX]);
-        size_t len = strlen(paths[OUT_LOCI]) + 5;
-        paths[OUT_LOCI_INDEX] = sg_malloc(len);
-        snprintf(paths[OUT_LOCI_INDEX], len, "%s.tbi", paths[OUT_LOCI]);
+    p->sample = sg_strdup(base);
+    p->sample[stem] = 0;
+    char *const paths[N_PATHS] = {out_path(o->prefix, ".repeats.tsv", 0), out_path(o->prefix, ".gfa", 0),
+                                  out_path(o->prefix, ".units.fa", 0), out_path(o->prefix, ".components.tsv", 0),
+                                  out_path(o->prefix, ".spectrum.svg", 1), out_path(o->prefix, ".repeats.svg", 1),
+                                  sg_mqc_beside(o->stats, p->sample, ".spectrum_mqc.json"),
+                                  sg_mqc_beside(o->stats, p->sample, ".repeats_mqc.tsv"),
+                                  out_path(o->prefix, ".loci.bed", 0), out_path(o->prefix, ".landscape.svg", 1),
+                                  out_path(o->prefix, ".loci.bed", 0)};
+    memcpy(p->paths, paths, sizeof paths);
+    if (prefix_gz(o->prefix)) { /* a compressed BED gets its tabix index */
+        free(p->paths[OUT_LOCI_INDEX]);
+        size_t len = strlen(p->paths[OUT_LOCI]) + 5;
+        p->paths[OUT_LOCI_INDEX] = sg_malloc(len);
+        snprintf(p->paths[OUT_LOCI_INDEX], len, "%s.tbi", p->paths[OUT_LOCI]);
     }
-    const int report = !o.counts_out; /* a part's counts are all a --counts-out run writes */
-    const int reads = report && !o.edges; /* outputs of a graph of reads (or a GFA graph) */
-    const int overlap = !strcmp(o.graph, "overlap"); /* the overlap graph counts no k-mers: no spectrum */
+    const int report = !o->counts_out; /* a part's counts are all a --counts-out run writes */
+    const int reads = report && !o->edges; /* outputs of a graph of reads (or a GFA graph) */
+    const int overlap = !strcmp(o->graph, "overlap"); /* the overlap graph counts no k-mers: no spectrum */
     /* loci: of the sequence's k-mers (a GFA graph, found out later, writes the header alone) */
     const int with_loci = reads && !overlap;
-    sg_outfile_t outs[N_OUT] = {
-        {.what = "PREFIX.repeats.tsv", .path = !reads ? NULL : paths[0]},
-        {.what = "PREFIX.gfa", .path = !reads ? NULL : paths[1]},
-        {.what = "PREFIX.units.fa", .path = !reads ? NULL : paths[2]},
-        {.what = "PREFIX.components.tsv", .path = report ? paths[3] : NULL},
-        {.what = "PREFIX.spectrum.svg", .path = !reads || overlap ? NULL : paths[4]},
-        {.what = "PREFIX.repeats.svg", .path = !reads ? NULL : paths[5]},
-        {.what = "PREFIX.spectrum_mqc.json", .path = !reads || overlap ? NULL : paths[6]},
-        {.what = "PREFIX.repeats_mqc.tsv", .path = !reads ? NULL : paths[7]},
-        {.what = "PREFIX.loci.bed", .path = with_loci ? paths[OUT_LOCI] : NULL},
-        {.what = "PREFIX.landscape.svg", .path = reads ? paths[OUT_LANDSCAPE] : NULL},
-        {.what = "the tabix index of PREFIX.loci.bed", .path = with_loci && prefix_gz(o.prefix) ? paths[OUT_LOCI_INDEX] : NULL,
-         .threads = o.threads, .index_of = &outs[OUT_LOCI]},
-        {.what = "--write-graph", .path = o.write_graph},
-        {.what = "--stats", .path = o.stats},
-        {.what = "--counts-out", .path = o.counts_out, .threads = o.threads},
-        {.what = "--write-overlaps", .path = o.write_overlaps},
+    char **ps = p->paths;
+    const sg_outfile_t outs[N_OUT] = {
+        {.what = "PREFIX.repeats.tsv", .path = !reads ? NULL : ps[0]},
+        {.what = "PREFIX.gfa", .path = !reads ? NULL : ps[1]},
+        {.what = "PREFIX.units.fa", .path = !reads ? NULL : ps[2]},
+        {.what = "PREFIX.components.tsv", .path = report ? ps[3] : NULL},
+        {.what = "PREFIX.spectrum.svg", .path = !reads || overlap ? NULL : ps[4]},
+        {.what = "PREFIX.repeats.svg", .path = !reads ? NULL : ps[5]},
+        {.what = "PREFIX.spectrum_mqc.json", .path = !reads || overlap ? NULL : ps[6]},
+        {.what = "PREFIX.repeats_mqc.tsv", .path = !reads ? NULL : ps[7]},
+        {.what = "PREFIX.loci.bed", .path = with_loci ? ps[OUT_LOCI] : NULL},
+        {.what = "PREFIX.landscape.svg", .path = reads ? ps[OUT_LANDSCAPE] : NULL},
+        {.what = "the tabix index of PREFIX.loci.bed", .path = with_loci && prefix_gz(o->prefix) ? ps[OUT_LOCI_INDEX] : NULL,
+         .threads = o->threads, .index_of = &p->outs[OUT_LOCI]},
+        {.what = "--write-graph", .path = o->write_graph},
+        {.what = "--stats", .path = o->stats},
+        {.what = "--counts-out", .path = o->counts_out, .threads = o->threads},
+        {.what = "--write-overlaps", .path = o->write_overlaps},
     };
+    memcpy(p->outs, outs, sizeof outs);
     /* the inputs: the edges, or the reads and the PAF of --overlaps */
-    char **inputs = sg_malloc(((size_t)o.n_inputs + 2) * sizeof *inputs);
+    char **inputs = sg_malloc(((size_t)o->n_inputs + 2) * sizeof *inputs);
     int n_in = 0;
-    if (o.edges) inputs[n_in++] = (char *)o.edges;
+    if (o->edges) inputs[n_in++] = (char *)o->edges;
     else
-        while (n_in < o.n_inputs) inputs[n_in] = o.inputs[n_in], n_in++;
-    if (o.overlaps) inputs[n_in++] = (char *)o.overlaps;
+        while (n_in < o->n_inputs) inputs[n_in] = o->inputs[n_in], n_in++;
+    if (o->overlaps) inputs[n_in++] = (char *)o->overlaps;
     /* before any input is read: an input named twice that can be read once,
      * an output on an input, an output that cannot be written */
     int r = sg_inputs_check(inputs, n_in);
-    if (r == 0) r = sg_outfiles_open(outs, N_OUT, inputs, n_in);
+    if (r == 0) r = sg_outfiles_open(p->outs, N_OUT, inputs, n_in);
     free(inputs);
-    if (r < 0) {
-        for (int i = 0; i < N_PATHS; i++) free(paths[i]);
-        free(sample);
-        return sg_exit_code(r);
-    }
-    o.overlaps_out = outs[OUT_OVERLAPS].fp;
+    if (r < 0) return sg_exit_code(r);
+    o->overlaps_out = p->outs[OUT_OVERLAPS].fp;
+    return GO_ON;
+}
 
-    scc_run_t *run = sg_calloc(1, sizeof *run);
-    sg_graph_t g = {0};
-    sg_repeats_t rp = {0};
-    sg_loci_t loci = {0};
-    uint32_t *comp = NULL, *node_comp = NULL;
-    double coverage = 1;
-    if (!report) {
-        sg_progress_start("seqgpu scc", o.quiet, o.progress);
-        if ((r = write_counts(&o, run, &outs[OUT_COUNTS], outs[OUT_STATS].fp, t_start)) == 0)
-            r = sg_outfiles_close(outs, N_OUT);
-        goto out;
-    }
-    /* the backend for the size of the input; a solver on a device starts it
-     * now, while the input is read */
-    char err[512] = "";
-    const char *name = choose_start(&o, run->graph_why, sizeof run->graph_why);
-    if ((r = open_solver(&o, name, run, err, sizeof err)) == SG_ERR_DEVICE && !strcmp(o.backend, "auto")) {
-        sg_backend_fell_back(err, "using the cpu backend", run->graph_why, sizeof run->graph_why);
-        run->device_failed = 1;
-        name = "cpu";
-        r = open_solver(&o, name, run, err, sizeof err);
-    } else if (r < 0) {
-        sg_error("%s backend: %s", name, err);
-    }
-    if (r < 0) goto out;
-    sg_progress_start("seqgpu scc", o.quiet, o.progress);
-    if (o.edges) {
+/* The backend of the run, for the size of its input, into name; a solver
+ * on a device starts now, while the input is read. */
+/* The solver opened on backend (an sg_stage_fn). */
+static int solver_on(void *arg, const char *backend, char *err, size_t errsz)
+{
+    const solve_t *a = arg;
+    return open_solver(a->o, backend, a->run, err, errsz);
+}
+
+static int plan_backend(const scc_opts_t *o, scc_run_t *run, const char **name)
+{
+    sg_stage_t st = stage_of(o, choose_start(o, run->graph_why, sizeof run->graph_why), "using the cpu backend",
+                             run->graph_why, sizeof run->graph_why);
+    const char *asked = st.backend;
+    const solve_t a = {.o = o, .run = run};
+    int r = sg_stage_run(&st, solver_on, (void *)&a);
+    run->device_failed = st.fell_back;
+    *name = st.backend;
+    if (r < 0 && !st.fell_back) sg_error("%s backend: %s", asked, st.err);
+    return r;
+}
+
+/* What a run finds: the graph, its components and the report's tables. */
+typedef struct {
+    sg_graph_t g;
+    uint32_t *comp, *node_comp;
+    double coverage; /* the k-mers' (1: unknown) */
+    sg_repeats_t rp;
+    sg_loci_t loci;
+} scc_found_t;
+
+/* The graph of the inputs: the edges, counts files, one GFA graph or the
+ * reads (the format from the stream that is then read: a pipe is read
+ * once), by the graph builder on the backend name. */
+static int read_graph(const scc_opts_t *o, scc_run_t *run, const char *name, scc_found_t *f)
+{
+    int r;
+    if (o->edges) {
         run->source = "edges";
         sg_progress_stage("reading the edges", 0);
-        r = sg_edges_read(o.edges, &g);
-    } else if (o.counts) {
+        return sg_edges_read(o->edges, &f->g);
+    }
+    if (o->counts) {
         run->source = "counts";
-        if ((r = graph_from_counts(&o, run, &g)) == 0) coverage = run->builder->coverage;
-        if (r == 0) r = bridge(&o, run, &g);
-    } else {
-        /* the format from the stream that is then read: a pipe is read once */
-        sg_progress_stage("reading", 0);
-        sg_reader_t *rd = sg_reader_new(o.inputs, o.n_inputs, read_block(&o), o.threads);
-        int fmt = sg_reader_format(rd);
+        if ((r = graph_from_counts(o, run, &f->g)) == 0) f->coverage = run->builder->coverage;
+        return r == 0 ? bridge(o, run, &f->g) : r;
+    }
+    sg_progress_stage("reading", 0);
+    sg_reader_t *rd = sg_reader_new(o->inputs, o->n_inputs, read_block(o), o->threads);
+    int fmt = sg_reader_format(rd);
+    if (fmt < 0 || fmt == SG_FMT_GFA) {
+        r = fmt;
         if (fmt == SG_FMT_GFA) {
             run->source = "gfa";
             sg_progress_stage("reading the graph", 0);
-            if (!strcmp(o.graph, "overlap") || o.assembly || o.bridge > 0) {
-                sg_error("%s: '%s' is a GFA graph", o.assembly ? "--assembly takes an assembly's sequence"
-                                                    : o.bridge > 0 ? "--bridge bridges a de Bruijn graph of sequence"
-                                                                   : "-g overlap builds the graph of reads",
-                         o.inputs[0]);
+            if (!strcmp(o->graph, "overlap") || o->assembly || o->bridge > 0) {
+                sg_error("%s: '%s' is a GFA graph", o->assembly ? "--assembly takes an assembly's sequence"
+                                                    : o->bridge > 0 ? "--bridge bridges a de Bruijn graph of sequence"
+                                                                    : "-g overlap builds the graph of reads",
+                         o->inputs[0]);
                 r = SG_ERR_INPUT;
-            } else if (o.n_inputs > 1) {
+            } else if (o->n_inputs > 1) {
                 sg_error("a GFA graph is read alone: give one input");
                 r = SG_ERR_INPUT;
-            } else if ((r = sg_gfa_parse(rd, &g)) == 0) {
-                coverage = sg_coverage_of_graph(&g);
+            } else if ((r = sg_gfa_parse(rd, &f->g)) == 0) {
+                f->coverage = sg_coverage_of_graph(&f->g);
             }
-            sg_reader_free(rd);
-        } else if (fmt < 0) {
-            r = fmt;
-            sg_reader_free(rd);
-        } else {
-            run->source = "reads";
-            if ((r = graph_from_reads(&o, run, name, rd, &g)) == 0) coverage = run->builder->coverage;
-            if (r == 0 && !g.reads) r = bridge(&o, run, &g);
         }
+        sg_reader_free(rd);
+        return r;
     }
-    if (r < 0) goto out;
-    sg_info("graph: %u %s, %llu links", g.n, g.reads ? "reads" : g.oriented ? "unitigs" : "nodes",
-            (unsigned long long)(g.oriented ? g.n_edges / 2 : g.n_edges));
+    run->source = "reads";
+    if ((r = graph_from_reads(o, run, name, rd, &f->g)) == 0) f->coverage = run->builder->coverage;
+    if (r == 0 && !f->g.reads) r = bridge(o, run, &f->g);
+    return r;
+}
 
+/* The report of the components: the repeats' tables, sequences, loci and
+ * pictures of a graph of sequence, else the components of a plain graph. */
+static int write_report(const scc_opts_t *o, scc_plan_t *p, scc_run_t *run, scc_found_t *f)
+{
+    sg_graph_t *g = &f->g;
+    sg_outfile_t *outs = p->outs;
+    int r = 0;
+    if (o->write_graph) sg_gfa_write(outs[OUT_GRAPH].fp, g, NULL, NULL);
+    if (!g->oriented) {
+        f->node_comp = sg_malloc(((size_t)g->n + 1) * sizeof *f->node_comp);
+        run->n_nontrivial = sg_components_plain(g, f->comp, run->n_comp, f->node_comp);
+        sg_components_write(outs[OUT_COMP].fp, g, f->node_comp);
+        return 0;
+    }
+    sg_repeats_t *rp = &f->rp;
+    if (run->builder && run->builder->repeats) r = run->builder->repeats(run->builder, g, f->comp, run->n_comp, rp);
+    else sg_repeats_find(g, f->comp, run->n_comp, f->coverage, rp);
+    if (r < 0) return r;
+    rp->kind = g->reads ? SG_REPEATS_READS : SG_REPEATS_DBG;
+    if (run->builder && run->builder->assembly && (r = place_loci(o, run, g, f->comp, rp, &f->loci)) < 0) return r;
+    run->n_nontrivial = rp->n;
+    if (outs[OUT_LOCI].fp) sg_loci_write_bed(outs[OUT_LOCI].fp, &f->loci);
+    uint8_t *keep = sg_calloc((size_t)g->n + 1, 1);
+    for (uint32_t i = 0; i < g->n; i++) keep[i] = rp->node_repeat[i] != 0;
+    sg_repeats_write_tsv(outs[OUT_TSV].fp, rp);
+    sg_gfa_write(outs[OUT_GFA].fp, g, keep, rp->node_repeat);
+    sg_repeats_write_units(outs[OUT_UNITS].fp, rp);
+    sg_components_write(outs[OUT_COMP].fp, g, rp->node_repeat);
+    write_pictures(o, run, g, f->comp, rp, &f->loci, &outs[OUT_SPECTRUM], &outs[OUT_PICTURES], &outs[OUT_LANDSCAPE],
+                   &outs[OUT_MQC_SPECTRUM], &outs[OUT_MQC_REPEATS], p->sample);
+    free(keep);
+    return 0;
+}
+
+/* The last lines of a run: what it found and wrote, and its time. */
+static void say_done(const scc_plan_t *p, const scc_run_t *run, const scc_found_t *f, double t_start)
+{
+    char *const *paths = p->paths;
+    const sg_outfile_t *outs = p->outs;
+    if (f->g.oriented) {
+        uint32_t tandem = 0;
+        for (uint32_t i = 0; i < f->rp.n; i++) tandem += f->rp.r[i].tandem;
+        const int sp = outs[OUT_SPECTRUM].path != NULL, mqc = outs[OUT_MQC_REPEATS].path != NULL;
+        const int lb = outs[OUT_LOCI].path != NULL;
+        sg_info("%u repeats (%u tandem) in %u components; wrote %s, %s, %s, %s%s%s; pictures %s%s%s, %s%s%s%s%s",
+                f->rp.n, tandem, run->n_comp, paths[0], paths[1], paths[2], paths[3], lb ? ", " : "",
+                lb ? paths[OUT_LOCI] : "", sp ? paths[4] : "", sp ? ", " : "", paths[5], paths[OUT_LANDSCAPE],
+                mqc ? "; for MultiQC " : "", mqc && sp ? paths[6] : "", mqc && sp ? ", " : "", mqc ? paths[7] : "");
+    } else {
+        sg_info("%u strongly connected components, %u with two or more nodes or a self-loop; wrote %s",
+                run->n_comp, run->n_nontrivial, paths[3]);
+    }
+    sg_info("real %.3f s, cpu %.3f s, peak RSS %.1f MB", sg_realtime() - t_start, sg_cputime(),
+            sg_peak_rss() / 1048576.0);
+}
+
+/* A run that writes the report: the backend, the graph, its SCCs, the
+ * report and --stats, the outputs closed. */
+static int report(const scc_opts_t *o, scc_plan_t *p, scc_run_t *run, scc_found_t *f, double t_start)
+{
+    const char *name;
+    int r = plan_backend(o, run, &name);
+    if (r < 0) return r;
+    sg_progress_start("seqgpu scc", o->quiet, o->progress);
+    if ((r = read_graph(o, run, name, f)) < 0) return r;
+    const sg_graph_t *g = &f->g;
+    sg_info("graph: %u %s, %llu links", g->n, g->reads ? "reads" : g->oriented ? "unitigs" : "nodes",
+            (unsigned long long)(g->oriented ? g->n_edges / 2 : g->n_edges));
     double t0 = sg_realtime();
     sg_progress_stage("finding SCCs", 0);
-    comp = sg_malloc(((size_t)g.n_vert + 1) * sizeof *comp);
-    if ((r = find_sccs(&o, run, &g, comp)) < 0) goto out;
+    f->comp = sg_malloc(((size_t)g->n_vert + 1) * sizeof *f->comp);
+    if ((r = find_sccs(o, run, g, f->comp)) < 0) return r;
     run->scc_s = sg_realtime() - t0;
-
     t0 = sg_realtime();
     sg_progress_stage("writing", 0);
-    if (o.write_graph) sg_gfa_write(outs[OUT_GRAPH].fp, &g, NULL, NULL);
-    if (g.oriented) {
-        if (run->builder && run->builder->repeats) r = run->builder->repeats(run->builder, &g, comp, run->n_comp, &rp);
-        else sg_repeats_find(&g, comp, run->n_comp, coverage, &rp);
-        if (r < 0) goto out;
-        rp.kind = g.reads ? SG_REPEATS_READS : SG_REPEATS_DBG;
-        if (run->builder && run->builder->assembly && (r = place_loci(&o, run, &g, comp, &rp, &loci)) < 0) goto out;
-        run->n_nontrivial = rp.n;
-        if (outs[OUT_LOCI].fp) sg_loci_write_bed(outs[OUT_LOCI].fp, &loci);
-        uint8_t *keep = sg_calloc((size_t)g.n + 1, 1);
-        for (uint32_t i = 0; i < g.n; i++) keep[i] = rp.node_repeat[i] != 0;
-        sg_repeats_write_tsv(outs[OUT_TSV].fp, &rp);
-        sg_gfa_write(outs[OUT_GFA].fp, &g, keep, rp.node_repeat);
-        sg_repeats_write_units(outs[OUT_UNITS].fp, &rp);
-        sg_components_write(outs[OUT_COMP].fp, &g, rp.node_repeat);
-        write_pictures(&o, run, &g, comp, &rp, &loci, &outs[OUT_SPECTRUM], &outs[OUT_PICTURES], &outs[OUT_LANDSCAPE],
-                       &outs[OUT_MQC_SPECTRUM], &outs[OUT_MQC_REPEATS], sample);
-        free(keep);
-    } else {
-        node_comp = sg_malloc(((size_t)g.n + 1) * sizeof *node_comp);
-        run->n_nontrivial = sg_components_plain(&g, comp, run->n_comp, node_comp);
-        sg_components_write(outs[OUT_COMP].fp, &g, node_comp);
-    }
+    if ((r = write_report(o, p, run, f)) < 0) return r;
     run->report_s = sg_realtime() - t0;
-    if (o.stats) write_stats(outs[OUT_STATS].fp, &o, run, &g, g.oriented ? &rp : NULL, &loci, sg_realtime() - t_start);
-    r = sg_outfiles_close(outs, N_OUT);
+    if (o->stats)
+        write_stats(p->outs[OUT_STATS].fp, o, run, g, g->oriented ? &f->rp : NULL, &f->loci, sg_realtime() - t_start);
+    r = sg_outfiles_close(p->outs, N_OUT);
     sg_progress_stop();
-    if (r == 0) {
-        if (g.oriented) {
-            uint32_t tandem = 0;
-            for (uint32_t i = 0; i < rp.n; i++) tandem += rp.r[i].tandem;
-            const int sp = outs[OUT_SPECTRUM].path != NULL, mqc = outs[OUT_MQC_REPEATS].path != NULL;
-            const int lb = outs[OUT_LOCI].path != NULL;
-            sg_info("%u repeats (%u tandem) in %u components; wrote %s, %s, %s, %s%s%s; pictures %s%s%s, %s%s%s%s%s", rp.n,
-                    tandem, run->n_comp, paths[0], paths[1], paths[2], paths[3], lb ? ", " : "", lb ? paths[OUT_LOCI] : "",
-                    sp ? paths[4] : "", sp ? ", " : "", paths[5], paths[OUT_LANDSCAPE], mqc ? "; for MultiQC " : "",
-                    mqc && sp ? paths[6] : "", mqc && sp ? ", " : "", mqc ? paths[7] : "");
-        } else {
-            sg_info("%u strongly connected components, %u with two or more nodes or a self-loop; wrote %s",
-                    run->n_comp, run->n_nontrivial, paths[3]);
-        }
-        sg_info("real %.3f s, cpu %.3f s, peak RSS %.1f MB", sg_realtime() - t_start, sg_cputime(),
-                sg_peak_rss() / 1048576.0);
+    if (r == 0) say_done(p, run, f, t_start);
+    return r;
+}
+
+/* The planned run: a part's k-mer counts (--counts-out), or the report; on
+ * an error the outputs are discarded. Its exit status. */
+static int run_plan(const scc_opts_t *o, scc_plan_t *p, double t_start)
+{
+    scc_run_t *run = sg_calloc(1, sizeof *run);
+    scc_found_t f = {.coverage = 1};
+    int r;
+    if (o->counts_out) {
+        sg_progress_start("seqgpu scc", o->quiet, o->progress);
+        if ((r = write_counts(o, run, &p->outs[OUT_COUNTS], p->outs[OUT_STATS].fp, t_start)) == 0)
+            r = sg_outfiles_close(p->outs, N_OUT);
+    } else {
+        r = report(o, p, run, &f, t_start);
     }
-out:
     sg_progress_stop();
-    if (r < 0) sg_outfiles_discard(outs, N_OUT);
+    if (r < 0) sg_outfiles_discard(p->outs, N_OUT);
     free(run->tmp_dir);
-    for (int i = 0; i < N_PATHS; i++) free(paths[i]);
-    free(sample);
-    free(comp);
-    free(node_comp);
-    sg_repeats_free(&rp);
-    sg_loci_free(&loci);
-    sg_graph_free(&g);
+    free(f.comp);
+    free(f.node_comp);
+    sg_repeats_free(&f.rp);
+    sg_loci_free(&f.loci);
+    sg_graph_free(&f.g);
     if (run->builder) run->builder->free(run->builder);
     if (run->solver) run->solver->free(run->solver);
     free(run);
     return sg_exit_code(r);
+}
+
+int main_scc(int argc, char **argv)
+{
+    scc_opts_t o;
+    scc_plan_t p = {0};
+    double t_start = sg_realtime();
+    int ret = parse(argc, argv, &o);
+    if (ret == GO_ON) ret = check(&o);
+    if (ret == GO_ON && (ret = plan_outputs(&o, &p)) == GO_ON) ret = run_plan(&o, &p, t_start);
+    for (int i = 0; i < N_PATHS; i++) free(p.paths[i]);
+    free(p.sample);
+    return ret;
 }

@@ -20,6 +20,7 @@
 #include "scc_coverage.h"
 #include "scc_graph.h"
 #include "scc_repeats.h"
+#include "stage.h"
 
 #define SG_K_MIN 11
 #define SG_K_MAX 63
@@ -135,7 +136,8 @@ typedef struct {
     int sketch_k, sketch_w, sketch_hpc; /* overlap: the own overlapper's minimizers (k 0: minimap2's ava-pb ones) */
     const char *overlaps;  /* overlap: a PAF file to take the overlaps from, or NULL for the own overlapper */
     FILE *overlaps_out;    /* overlap: where the kept overlaps are written as PAF, or NULL */
-    int fallback;          /* auto: a device that fails after the reads are in hands its work to the cpu */
+    sg_stage_t *stage;     /* the build's stage (stage.h), during build: under auto a device that fails
+                            * after the reads are in hands its work to the cpu, said there; NULL: none */
     /* cpu: the k-mer table holds at most max_bytes (0: no limit), the rest
      * of the k-mers in a file in tmp_dir; it plans its counting for expect
      * k-mers (0: unknown) */

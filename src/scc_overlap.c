@@ -11,7 +11,6 @@
 #define _GNU_SOURCE
 #include "scc_overlap.h"
 #include "../formats/paf.h"
-#include "backend.h"
 #include "input.h"
 #include "log.h"
 #include "pipeline.h"
@@ -663,6 +662,20 @@ static double build_graph(ovl_t *d, sg_graph_t *g)
     return cov;
 }
 
+/* The device failed at a stage of the overlapper that the host's threads
+ * do (instead) from the reads they hold: under auto, said through the
+ * build's stage; whether they do. */
+static int fall_back(ovl_t *d, sg_graph_builder_t *b, const char *instead)
+{
+    sg_stage_t *s = d->o.stage;
+    if (!s) return 0;
+    s->instead = instead;
+    snprintf(s->err, sizeof s->err, "%s", b->err);
+    if (!sg_stage_fall_back(s, NULL)) return 0;
+    b->backend = "cpu";
+    return 1;
+}
+
 static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
 {
     ovl_t *d = b->priv;
@@ -700,17 +713,12 @@ static int ovl_build(sg_graph_builder_t *b, sg_reader_t *rd, sg_graph_t *g)
         sg_ovl_opts_default(&oo, d->o.n_threads, d->o.min_overlap);
         if (d->o.sketch_k) oo.k = d->o.sketch_k, oo.w = d->o.sketch_w, oo.hpc = d->o.sketch_hpc;
         oo.index = d->index;
-        oo.fallback = d->o.fallback;
+        oo.fallback = d->o.stage && d->o.stage->fallback;
         r = sg_overlaps_find(d->rs, &oo, take_overlaps, d, &d->ost, b->err, sizeof b->err);
-        if (r == 0 && d->ost.chain_fallback) { /* auto: the index was built, the host's threads chained */
-            char why[256];
-            sg_backend_fell_back(b->err, "chaining the overlaps on the cpu", why, sizeof why);
-            b->backend = "cpu";
-        }
-        if (r == SG_ERR_DEVICE && d->o.fallback) { /* auto: the reads are here, the host's threads take over */
-            char why[256];
-            sg_backend_fell_back(b->err, "building the overlap index on the cpu", why, sizeof why);
-            b->backend = "cpu";
+        if (r == 0 && d->ost.chain_fallback) /* auto: the index was built, the host's threads chained */
+            (void)fall_back(d, b, "chaining the overlaps on the cpu");
+        if (r == SG_ERR_DEVICE && fall_back(d, b, "building the overlap index on the cpu")) {
+            /* auto: the reads are here, the host's threads take over */
             oo.index = NULL;
             r = sg_overlaps_find(d->rs, &oo, take_overlaps, d, &d->ost, b->err, sizeof b->err);
         }
