@@ -68,7 +68,8 @@ static void check_partition(const sg_graph_t *g, const uint32_t *comp, uint32_t 
 }
 
 /* A picture: valid UTF-8 (names are escaped), and in the attributes that
- * place things only numbers and path commands (no nan, no inf). */
+ * place things only numbers and path commands, absolute or relative lines
+ * among them (no nan, no inf). */
 static void check_svg(const char *s, size_t n, const char *what)
 {
     static const char *const geometry[] = {"x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "width", "height", "d", "points"};
@@ -88,7 +89,7 @@ static void check_svg(const char *s, size_t n, const char *what)
             if (!close) fuzz_fail("%s: an attribute value without its end", what);
             for (size_t i = 0; i < sizeof geometry / sizeof *geometry; i++)
                 if ((size_t)(eq - name) == strlen(geometry[i]) && !strncmp(name, geometry[i], (size_t)(eq - name)) &&
-                    strspn(v, "0123456789.-, MAQLz") < (size_t)(close - v))
+                    strspn(v, "0123456789.-, MAQLHVhvzZ") < (size_t)(close - v))
                     fuzz_fail("%s: %.*s is not a number", what, (int)(close + 1 - name), name);
             p = close + 1;
         }
