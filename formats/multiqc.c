@@ -1,9 +1,9 @@
-#include "multiqc.h"
-#include "json.h"
-#include "outfile.h"
-#include "svg.h"
-#include "../src/log.h"
-#include "../src/scc_pictures.h"
+#include "formats/multiqc.h"
+#include "formats/json.h"
+#include "formats/outfile.h"
+#include "formats/svg.h"
+#include "core/log.h"
+#include "scc/pictures.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../src/find_motif.h"
-#include "../src/find_score.h"
-#include "../src/scc_coverage.h"
-#include "../src/scc_repeats.h"
+#include "find/motif.h"
+#include "find/score.h"
+#include "scc/coverage.h"
+#include "scc/repeats.h"
 
 /** find's sample: the name of --stats FILE less its folder, .gz/.bgz and .json. */
 char *sg_mqc_run_name(const char *stats);

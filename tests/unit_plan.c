@@ -8,9 +8,9 @@
  * the measurements contradict fails here. */
 #include <string.h>
 
-#include "../src/backend.h"
-#include "../src/log.h"
-#include "../src/find_motif.h"
+#include "registry.h"
+#include "core/log.h"
+#include "find/motif.h"
 #include "unit.h"
 
 static void add_random(sg_motif_set_t *ms, int n, int len, const char *letters)
