@@ -24,6 +24,7 @@
 
 #include "find/kernels.h"
 #include "core/log.h"
+#include "registry.h" /* sg_backend_plan: how many of the listed devices are worth starting */
 
 #define SLOTS_PER_DEVICE 4
 #define CHUNK_SIZE ((size_t)4 << 20)  /* what the reader is asked for (16M: 2.4x the peak RSS, no faster) */

@@ -1,8 +1,8 @@
-/* The CUDA backend of seqgpu find (src/registry.h). */
+/* The CUDA backend of seqgpu find (the interface of src/find/backend.h). */
 #ifndef SG_CUDA_BACKEND_H
 #define SG_CUDA_BACKEND_H
 
-#include "registry.h"
+#include "find/backend.h"
 
 /**
  * Open the CUDA backend on the devices of o->device ("0", "0,2"; NULL: 0).

@@ -1,8 +1,8 @@
-/* The OpenCL backend of seqgpu find (src/registry.h). */
+/* The OpenCL backend of seqgpu find (the interface of src/find/backend.h). */
 #ifndef SG_OPENCL_BACKEND_H
 #define SG_OPENCL_BACKEND_H
 
-#include "registry.h"
+#include "find/backend.h"
 
 /**
  * Open the OpenCL backend: the platform named by SEQGPU_OPENCL_PLATFORM (an

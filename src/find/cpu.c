@@ -12,7 +12,7 @@
  * filter about 0.2 s whatever the number of patterns, so auto switches at
  * SG_CPU_VECTOR_MAX patterns. */
 #define _GNU_SOURCE
-#include "registry.h"
+#include "find/backend.h"
 #include "core/chunk.h"
 #include "find/kernels.h"
 #include "core/log.h"
