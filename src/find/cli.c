@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "formats/json.h"
-#include "formats/multiqc.h"
+#include "find/multiqc.h"
 #include "find/output.h"
 #include "registry.h"
 #include "find/casoff.h"

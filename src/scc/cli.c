@@ -18,7 +18,7 @@
 
 #include "scc/gfa.h"
 #include "formats/json.h"
-#include "formats/multiqc.h"
+#include "scc/multiqc.h"
 #include "formats/outfile.h"
 #include "formats/seqio.h"
 #include "formats/svg.h"
