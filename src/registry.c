@@ -80,7 +80,7 @@ static int gpus_present(void)
 }
 
 /* Planner constants, measured on the H200 host (16 cores; see
- * find_kernels.c): the CUDA start for one device (driver, context, module,
+ * src/find/kernels.c): the CUDA start for one device (driver, context, module,
  * buffers: a 20-byte input takes 0.39 s, a bare cudaFree(0) 0.32 s) and for
  * each more; the host's parsing in thread-seconds per 1e9 bases, on the cpu
  * path and beside a GPU (slower there: the driver's threads and the pinned

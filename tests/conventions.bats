@@ -191,7 +191,7 @@ load test_helper
     plant src/scc/graph.c scc/dbg/kmers.h   # scc's shared pieces under dbg/
     plant cuda/runtime/util.c find/hits.h   # the runtime under the pipelines
     plant src/find/scan.c registry.h        # a pipeline above the registry
-    plant src/scc/tarjan.c ../src/log.h     # a path not from the source root
+    plant src/scc/tarjan.c ../core/log.h         # a path not from the source root
     run sh "$ROOT/tests/layers.sh" "$T/tree"
     assert_success
     # an exception that nothing needs any more is an error too

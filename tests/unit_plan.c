@@ -1,4 +1,4 @@
-/* The backend planner (backend.c): the choices that the H200 benches
+/* The backend planner (registry.c): the choices that the H200 benches
  * measured, from the workload alone. find: cpu wins exact search of a few
  * motifs and tiny inputs, cuda mismatch search of many guides and
  * thousands of degenerate motifs, a second device only when the device

@@ -120,7 +120,7 @@ BACK = {new: old for old, new in MOVE.items()}
 # where the sources are, and where the texts that name them are
 SOURCE = re.compile(r"^(src|formats|cuda|opencl|tests|bench)/.*\.(c|h|cu|cuh)$")
 TEXT = re.compile(r"^(docs/.*\.md|man/.*\.1|README\.md|tests/.*\.(bats|sh|py|patch|bash)|bench/[^/]*\.(sh|py|md)"
-                  r"|conda/.*|\.ci/.*|examples/.*\.(sh|md|nf|config))$")
+                  r"|opencl/.*\.cl|conda/.*|\.ci/.*|examples/.*\.(sh|md|nf|config))$")
 INCLUDE = re.compile(r'^(\s*#\s*include\s+")([^"]+)(")', re.M)
 
 
@@ -147,10 +147,21 @@ def rewrite_includes(text, old_dir):
     return INCLUDE.sub(one, text)
 
 
+# a file's old name alone (scc_sketch.cu), where it was one file's: its new path
+BASE = {}
+for _old in MOVE:
+    _b = os.path.basename(_old)
+    if "_" in _b:
+        BASE[_b] = None if _b in BASE else MOVE[_old]
+BASE = {b: new for b, new in BASE.items() if new}
+
+
 # a path in prose: not inside a longer name or path
 def rewrite_paths(text):
     for old in sorted(MOVE, key=len, reverse=True):
         text = re.sub(r"(?<![\w.-])" + re.escape(old) + r"(?![\w])", MOVE[old], text)
+    for old in sorted(BASE, key=len, reverse=True):
+        text = re.sub(r"(?<![\w./-])" + re.escape(old) + r"(?![\w])", BASE[old], text)
     return text
 
 

@@ -1,6 +1,6 @@
 /* The find kernels' C interface: what one launch over one chunk needs, all
- * pointers on the device. Built by nvcc (find_kernels.cu), called from C
- * (find_cuda.c). */
+ * pointers on the device. Built by nvcc (cuda/find/kernels.cu), called from C
+ * (cuda/find/backend.c). */
 #ifndef SG_FIND_KERNELS_H
 #define SG_FIND_KERNELS_H
 

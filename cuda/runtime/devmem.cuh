@@ -1,5 +1,5 @@
 // The device memory of one run of the overlapper's stages on a CUDA device
-// (scc_sketch.cu: the minimizer index; scc_chain.cu: the chains): every
+// (cuda/scc/sketch.cu: the minimizer index; cuda/scc/chain.cu: the chains): every
 // buffer is counted (the peak goes to --stats), checked against the free
 // memory (or SEQGPU_CUDA_MEM_LIMIT) before large steps, and freed by
 // release(); a failure leaves its reason in err.

@@ -1,6 +1,6 @@
-/* seqgpu scc on a CUDA device, behind scc_backend.h's interfaces: the k-mer
- * table (scc_kmers.cu), the SCC solver (scc_solve.cu) and the overlapper's
- * minimizer index (scc_sketch.cu). Each gives the cpu implementation's
+/* seqgpu scc on a CUDA device, behind src/scc/backend.h's interfaces: the k-mer
+ * table (cuda/scc/kmers.cu), the SCC solver (cuda/scc/solve.cu) and the overlapper's
+ * minimizer index (cuda/scc/sketch.cu). Each gives the cpu implementation's
  * results, byte for byte. */
 #ifndef SG_SCC_CUDA_H
 #define SG_SCC_CUDA_H
@@ -39,7 +39,7 @@ int sg_scc_solver_cuda(const sg_scc_opts_t *o, sg_scc_solver_t **out, char *err,
 typedef struct sg_mindex sg_mindex_t;
 
 /**
- * The minimizer index of scc -g overlap (scc_minimizer.h) on the first
+ * The minimizer index of scc -g overlap (src/scc/overlap/minimizer.h) on the first
  * device listed: the reads' sketches, sorted by hash with CUB, and their
  * runs of two or more, for the host to bucket. The CUDA context is created
  * on a thread of its own from now on, while the reads are read. The whole

@@ -1,5 +1,5 @@
-// The overlapper's chaining on a CUDA device (scc_chain.cu), from what the
-// minimizer index (scc_sketch.cu) leaves there.
+// The overlapper's chaining on a CUDA device (cuda/scc/chain.cu), from what the
+// minimizer index (cuda/scc/sketch.cu) leaves there.
 #ifndef SG_SCC_CHAIN_CUH
 #define SG_SCC_CHAIN_CUH
 
@@ -33,7 +33,7 @@ struct ChainSeconds {
     double flag, hits_s, upload, sort, bands, chain, download, total;
 };
 
-// sg_mindex_t's chain_plan (scc_minimizer.h) on the index ix, then its
+// sg_mindex_t's chain_plan (src/scc/overlap/minimizer.h) on the index ix, then its
 // chain: the state between them (delete with sg_chain_state_free); *r: 0
 // or SG_ERR_DEVICE with the reason in m.err. m's buffers are left for the
 // caller to release after the run.

@@ -1,4 +1,4 @@
-// The k-mer table of seqgpu scc on a CUDA device (scc_cuda.h): the host
+// The k-mer table of seqgpu scc on a CUDA device (cuda/scc/backend.h): the host
 // driver and its kernels. Keys are canonical k-mers in 64-bit (k <= 31) or
 // 128-bit words, kept sorted; the driver's steps are templates over the key
 // type K, chosen once per call of the interface. Oriented nodes: node j read

@@ -1,5 +1,5 @@
 // The minimizer index of seqgpu scc -g overlap on a CUDA device
-// (scc_cuda.h, sg_mindex_t of scc_minimizer.h). The reads go up as the
+// (cuda/scc/backend.h, sg_mindex_t of src/scc/overlap/minimizer.h). The reads go up as the
 // read set keeps them (2 bits a base, runs of other bytes aside) and are
 // unpacked there; one thread sketches one read with the host's own function
 // (src/scc/overlap/sketch.h): a pass that counts, a scan that places each read's

@@ -1,4 +1,4 @@
-// The SCC solver of seqgpu scc on a CUDA device (scc_cuda.h): the pipeline
+// The SCC solver of seqgpu scc on a CUDA device (cuda/scc/backend.h): the pipeline
 // of patent CN111754383B, its host driver and its kernels.
 //
 //   upload the CSR; contract chains (pointer jumping); reverse CSR of the

@@ -55,7 +55,7 @@ __kernel void find_ranges(__global const uchar *text, const ulong n_start, const
     }
 }
 
-/* The q-gram filter (src/find_kernels.h, sg_qgram_view_t): 64 windows per
+/* The q-gram filter (src/find/kernels.h, sg_qgram_view_t): 64 windows per
  * work-item, a rolling 2-bit key ((b >> 1 ^ b >> 2) & 3 maps A C G T, either
  * case, to 0 1 2 3), a bit test, and verification of the few candidates. */
 __kernel void find_qgram(__global const uchar *text, const ulong n_start, const uint q, const uint max_off,
@@ -142,7 +142,7 @@ inline uint window_mismatches(__global const uchar *text, long a, __global const
     return m;
 }
 
-/* Bulge search (src/find_bulge.h), one work-item per anchor (the start of
+/* Bulge search (src/find/bulge.h), one work-item per anchor (the start of
  * the window whose PAM is the site's), from back bases before the window's
  * first base on, as a site there may start in the window. pats: per pattern
  * its offset into masks and pam, its length and its limit, then for each of

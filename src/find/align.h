@@ -1,4 +1,4 @@
-/* The alignments of a reported site, on the host: find_bulge.h's one-gap
+/* The alignments of a reported site, on the host: src/find/bulge.h's one-gap
  * geometry applied to the site's bases, for the formatter (the best
  * alignment, or all of them with --all-alignments) and the scores. */
 #ifndef SG_FIND_ALIGN_H
@@ -22,7 +22,7 @@ typedef struct {
  * The alignments of variant v of pattern p to the site whose bases start
  * at site (as many as the variant's site length; enc: sg_encode_table's),
  * with at most lim mismatches.
- * @param all  0: the best alignment only (find_bulge.h's rule); 1: every cut, the gap moving from
+ * @param all  0: the best alignment only (src/find/bulge.h's rule); 1: every cut, the gap moving from
  *             the guide's 5' end to its 3' end
  * @param out  room for SG_MAX_ALIGNMENTS
  * @return the alignments written (0: none within lim)

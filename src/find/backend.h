@@ -1,5 +1,5 @@
 /* A backend of seqgpu find turns chunks into hits. The CLI only chooses one
- * (backend.h); every backend gives the same hits for the same chunk. */
+ * (registry.h); every backend gives the same hits for the same chunk. */
 #ifndef SG_FIND_BACKEND_H
 #define SG_FIND_BACKEND_H
 
@@ -43,7 +43,7 @@ typedef int (*sg_backend_ctor)(const sg_backend_opts_t *o, sg_backend_t **out, c
 
 int sg_backend_cpu(const sg_backend_opts_t *o, sg_backend_t **out, char *err, size_t errsz);
 
-/* Exact patterns above which the cpu backend's auto kernel is the q-gram filter (find_cpu.c). */
+/* Exact patterns above which the cpu backend's auto kernel is the q-gram filter (src/find/cpu.c). */
 #define SG_CPU_VECTOR_MAX 12
 
 #endif

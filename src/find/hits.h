@@ -5,7 +5,7 @@
  *
  * A buffer may have a limit (max): the hits past it are counted, not kept,
  * so that a chunk dense with hits never holds more than max of them; its
- * reader then scans a shorter range (sg_scan_hits, find_scan.h). */
+ * reader then scans a shorter range (sg_scan_hits, src/find/scan.h). */
 #ifndef SG_HITS_H
 #define SG_HITS_H
 

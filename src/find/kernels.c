@@ -53,7 +53,7 @@ void sg_scan_sunday(const uint8_t *enc, size_t n, const sg_pattern_t *pat, const
     }
 }
 
-/* The vector kernel, once per instruction set (find_vector.h). */
+/* The vector kernel, once per instruction set (src/find/vector.h). */
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
@@ -297,7 +297,7 @@ void sg_qgram_view(const sg_qgram_t *qg, sg_qgram_view_t *v)
 
 /* Cost per text base, in units of one q-gram pass, of a q-gram pass with q
  * plus the vector kernel for the patterns it cannot index (0.14 each: 0.03 s
- * per pattern against 0.2 s per pass in the timings of find_cpu.c); each
+ * per pattern against 0.2 s per pass in the timings of src/find/cpu.c); each
  * candidate costs about 10 bases of scanning. */
 /* The bit table of 4^q bits outgrows L2 from q = 11 on: a cost factor. */
 static double qgram_table_miss(int q) { return q >= 11 ? 0.5 * (q - 10) : 0; }
@@ -387,7 +387,7 @@ int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, s
 #define GPU_MM_GROUP 0.0034    /* a PAM group of the mismatch kernel (10 guides: 0.021 s) */
 #define GPU_MM_PAIR 1.25e-12   /* per window-pattern pair (1000 guides, <= 4 mismatches: 0.50 s) */
 #define GPU_MM_LONG 1.2e-11    /* ... of a pattern of more than 32 bases (one thread per window) */
-/* Each bulge variant searched (find_bulge.h) multiplies a window's work by
+/* Each bulge variant searched (src/find/bulge.h) multiplies a window's work by
  * 1 + this: on the cpu measured on the 2-core VM (10 guides + NGG, 100 Mb,
  * bulges 1/1: 2.2x the scan of none); on the GPU estimated from the
  * instructions per window-pattern pair (13 without a variant, 16 more for

@@ -73,11 +73,11 @@ typedef struct {
 void sg_qgram_view(const sg_qgram_t *qg, sg_qgram_view_t *v);
 static inline uint32_t sg_qgram_hash(uint32_t k) { return (k * 2654435761u) ^ (k >> 15); }
 
-/* Mismatch search for patterns with max_mm > 0 or bulges (find_mismatch.c):
+/* Mismatch search for patterns with max_mm > 0 or bulges (src/find/mismatch.c):
  * the PAM is checked on base bitmaps, 64 starts at a time, and each window
  * that passes is compared with all patterns of its PAM group by
  * AND-and-popcount on one-hot bit planes; with bulges, the windows a few
- * bases beside it too (find_bulge.h). */
+ * bases beside it too (src/find/bulge.h). */
 typedef struct sg_mm sg_mm_t;
 
 sg_mm_t *sg_mm_build(const sg_pattern_t *pat, const int *ids, int n_ids);
@@ -144,9 +144,9 @@ typedef struct {
  */
 int sg_plan_make(const sg_motif_set_t *ms, const char *kernel, int vector_max, sg_plan_t *plan, char *err,
                  size_t errsz) __attribute__((warn_unused_result));
-/* What a plan costs, for the backend planner (backend.c): thread-seconds
+/* What a plan costs, for the backend planner (registry.c): thread-seconds
  * per 1e9 text bases of the cpu kernels, and device-seconds per 1e9 bases
- * of the cuda kernels of the same work on one GPU (calibrated in find_kernels.c). */
+ * of the cuda kernels of the same work on one GPU (calibrated in src/find/kernels.c). */
 double sg_plan_cpu_cost(const sg_plan_t *plan);
 double sg_plan_gpu_cost(const sg_plan_t *plan);
 

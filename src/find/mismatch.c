@@ -13,7 +13,7 @@
  * counted positions. Windows of up to 32 bases compare with 16 (AVX-512)
  * or 8 (AVX2) patterns per instruction; longer ones take 64-bit words.
  *
- * With bulges (find_bulge.h) the windows that pass are anchors: the planes
+ * With bulges (src/find/bulge.h) the windows that pass are anchors: the planes
  * of the windows up to SG_MAX_BULGE bases beside each are cut out too, and
  * each variant's lower bound popcount(near & far) - skip costs one more AND
  * and popcount per pattern; the rare lane within it has its cuts tried. A

@@ -1,4 +1,4 @@
-/* Body of the mismatch kernel's comparison (find_mismatch.c), included
+/* Body of the mismatch kernel's comparison (src/find/mismatch.c), included
  * once per instruction set with these defined:
  *   CMP_FN        name of the function to define
  *   CMP_ATTR      its attributes (target ISA)
@@ -14,7 +14,7 @@
  * pattern vectors stay in registers while the windows stream past, and a
  * lane is handed to finish() only when it may hit: its window's mismatches
  * are within the limit (exact), or so is a bulge variant's lower bound
- * (find_bulge.h), which random sequence almost never passes. */
+ * (src/find/bulge.h), which random sequence almost never passes. */
 
 static CMP_ATTR void CMP_FN(const mm_group_t *G, const batch_t *b, const site_ctx_t *x, sg_hits_t *out)
 {

@@ -54,7 +54,7 @@ typedef struct {
     int motif;           /* index into sg_motif_set_t.motif */
     char strand;         /* '+', '-' or '.' */
     uint32_t rank;       /* hits at one start sort by rank: end, then strand, then motif order */
-    /* bulges (find_bulge.h): each variant's geometry, and the rank of its
+    /* bulges (src/find/bulge.h): each variant's geometry, and the rank of its
      * sites (vrank[0] = rank, the sites without a bulge; SG_NO_RANK: not searched) */
     sg_gap_t gap[SG_VARIANTS];
     uint32_t vrank[SG_VARIANTS];

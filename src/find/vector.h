@@ -1,4 +1,4 @@
-/* Body of the vector kernel (see sg_scan_vector in find_kernels.h). find_kernels.c
+/* Body of the vector kernel (see sg_scan_vector in find_kernels.h). src/find/kernels.c
  * includes it once per instruction set, with these defined:
  *   VEC_FN      name of the function to define
  *   VEC_ATTR    its attributes (target ISA)

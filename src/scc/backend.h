@@ -1,10 +1,10 @@
 /* The parts of seqgpu scc that run on a backend, as small interfaces like
- * find's (find_backend.h): a k-mer table, which counts the reads' k-mers and
+ * find's (src/find/backend.h): a k-mer table, which counts the reads' k-mers and
  * compacts the kept ones into unitigs; a graph builder, which turns reads
- * into a sequence graph (the de Bruijn graph over a k-mer table, scc_dbg.c;
+ * into a sequence graph (the de Bruijn graph over a k-mer table, src/scc/dbg/dbg.c;
  * the read-overlap graph next); and an SCC solver. Each has a cpu and a cuda
  * implementation that give the same results, byte for byte; the registry
- * (backend.h) opens them by name. Functions returning int give 0, or
+ * (registry.h) opens them by name. Functions returning int give 0, or
  * SG_ERR_DEVICE with the reason in err (a device that failed, or too little
  * device memory), or another SG_ERR_* code. */
 #ifndef SG_SCC_BACKEND_H
@@ -88,7 +88,7 @@ struct sg_kmer_table {
 
 typedef int (*sg_kmer_table_ctor)(const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err, size_t errsz);
 
-/** The cpu table (scc_kmers.c): the reads cut into super-k-mers by
+/** The cpu table (src/scc/dbg/kmers.c): the reads cut into super-k-mers by
  * minimizer bin in one pass, each bin then counted in a cache-sized hash
  * table; all threads. */
 int sg_kmer_table_cpu(const sg_kmer_opts_t *o, sg_kmer_table_t **out, char *err, size_t errsz);
@@ -188,7 +188,7 @@ struct sg_scc_solver {
 
 typedef int (*sg_scc_solver_ctor)(const sg_scc_opts_t *o, sg_scc_solver_t **out, char *err, size_t errsz);
 
-/** Tarjan's algorithm, iteratively (scc_tarjan.c). */
+/** Tarjan's algorithm, iteratively (src/scc/tarjan.c). */
 int sg_scc_solver_cpu(const sg_scc_opts_t *o, sg_scc_solver_t **out, char *err, size_t errsz);
 
 #endif

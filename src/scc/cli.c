@@ -7,7 +7,7 @@
  * read strands and dovetails) -> SCCs (an SCC solver) -> repeats, reported
  * once per reverse-complement twin. The builder and the solver run on the
  * backend that -b names, or that auto chooses for the size of their work
- * (backend.h). */
+ * (registry.h). */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <sys/stat.h>

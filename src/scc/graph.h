@@ -56,7 +56,7 @@ const char *sg_graph_name(const sg_graph_t *g, uint32_t i, char *buf, size_t n);
 void sg_graph_free(sg_graph_t *g);
 
 /**
- * Strongly connected components by Tarjan's algorithm (scc_tarjan.c),
+ * Strongly connected components by Tarjan's algorithm (src/scc/tarjan.c),
  * iteratively (a chain of millions of vertices needs no deep stack).
  * @param comp  out: component of each vertex, numbered 0.. in order of completion
  * @return number of components

@@ -57,7 +57,7 @@ typedef struct {
  * Calls f(arg, x, i, d) for every SG_PERIOD_K-mer x of s[0..len) (A/C/G/T,
  * either case; any other letter starts k-mers again) that ends at i, d
  * bases after its previous place, when d <= max_d: the distance spectrum's
- * pairs (sg_period_find's, and scc_loci.h's sg_distance_spectrum).
+ * pairs (sg_period_find's, and src/scc/loci.h's sg_distance_spectrum).
  */
 void sg_repeated_kmers(const char *s, uint32_t len, uint32_t max_d, sg_kmer_last_t *t,
                        void (*f)(void *, uint32_t, uint32_t, uint32_t), void *arg);

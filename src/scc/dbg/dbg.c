@@ -1,7 +1,7 @@
 /* The de Bruijn graph builder of seqgpu scc, over a k-mer table of either
  * backend: the reads' k-mers counted (read, parse, chunk, count on all
  * threads; in hash parts when the table would outgrow its memory, or taken
- * from counts files: scc_counts.h), the coverage from their count
+ * from counts files: src/scc/dbg/counts.h), the coverage from their count
  * histogram and the threshold it gives, then the kept k-mers compacted into
  * unitigs. */
 #define _GNU_SOURCE

@@ -17,7 +17,7 @@
  * one file, whatever the limit.
  *
  * Compiled once per key width (SG_KMER_BITS 64: k <= 31; 128: k <= 63),
- * each giving its constructor; sg_kmer_table_cpu (scc_backend.h) picks by k. */
+ * each giving its constructor; sg_kmer_table_cpu (src/scc/backend.h) picks by k. */
 #define _GNU_SOURCE
 #include "scc/dbg/kmers.h"
 #include "core/dna.h"

@@ -1,5 +1,5 @@
-/* The cpu k-mer table (scc_kmers.c), compiled once per key width: 64-bit
- * keys to k = 31, 128-bit keys to k = 63. sg_kmer_table_cpu (scc_backend.h)
+/* The cpu k-mer table (src/scc/dbg/kmers.c), compiled once per key width: 64-bit
+ * keys to k = 31, 128-bit keys to k = 63. sg_kmer_table_cpu (src/scc/backend.h)
  * opens the one for k. */
 #ifndef SG_SCC_KMERS_H
 #define SG_SCC_KMERS_H

@@ -443,7 +443,7 @@ static uint32_t choose_max_occ(const ctx_t *cx)
 /* ---- overlaps ---- */
 
 typedef struct {
-    uint64_t key, val; /* scc_chain.h */
+    uint64_t key, val; /* src/scc/overlap/chain.h */
 } hit_t;
 
 typedef struct {
@@ -531,7 +531,7 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The hit of q's minimizer at qpos, strand qrev, with t's occurrence tps (scc_chain.h). */
+/* The hit of q's minimizer at qpos, strand qrev, with t's occurrence tps (src/scc/overlap/chain.h). */
 static inline void add_hit(const ctx_t *cx, qbuf_t *qb, uint32_t qpos, uint32_t qrev, uint32_t t, uint32_t tps, int rep)
 {
     if (qb->n_hit == qb->m_hit) qb->hit = sg_realloc(qb->hit, (qb->m_hit = qb->m_hit ? 2 * qb->m_hit : 4096) * sizeof *qb->hit);
@@ -741,7 +741,7 @@ static void window_overlap(const ctx_t *cx, uint32_t q, uint32_t t, uint32_t rev
 }
 
 /* Chains of q with t on strand rev from hits h[0..n) (sorted by key), band
- * by band, window by window (scc_chain.h). */
+ * by band, window by window (src/scc/overlap/chain.h). */
 static void chain_group(const ctx_t *cx, uint32_t q, uint32_t t, uint32_t rev, const hit_t *h, size_t n, size_t n_mini,
                         qbuf_t *qb)
 {

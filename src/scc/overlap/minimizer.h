@@ -124,7 +124,7 @@ struct sg_mindex {
     /**
      * Optional, with chain: the chains of hits the host made (the repeat
      * reads'): those of read q[i] are key[i][0 .. cnt[i]) and val[i]'s
-     * (scc_chain.h; in any order), for n reads in increasing order. The
+     * (src/scc/overlap/chain.h; in any order), for n reads in increasing order. The
      * chains go to *out (sg_malloc'd, *n_out of them) in order of read, and
      * of each read's as the host finds them, n_all 0 (the caller counts).
      * @return 0, or SG_ERR_DEVICE with the reason in err
@@ -191,7 +191,7 @@ typedef struct {
 int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_sink_t sink, void *arg,
                      sg_ovl_stats_t *st, char *err, size_t errsz) __attribute__((warn_unused_result));
 
-/** The overlap graph builder of scc_overlap.c with the minimizer index
+/** The overlap graph builder of src/scc/overlap/overlap.c with the minimizer index
  * built by index (a device's: cuda/scc/sketch.cu; the builder owns it from
  * now on), NULL for the cpu's; backend names where it is built. Under
  * o->fallback a device that fails hands the index to the host's threads. */
