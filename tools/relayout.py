@@ -6,7 +6,10 @@ and every path that names it rewritten: the #include lines of the sources
 pages, the tests and the scripts.
 
 Idempotent: a file already moved is left where it is, an include already
-qualified is left as it is. Run it again (from the repository root, on a
+qualified is left as it is. After a merge whose only conflicts in a source
+file are include lines (one side added one at the old place, this layout
+rewrote them), it resolves them: both sides' includes, rewritten, once each
+(git add the file after). Run it again (from the repository root, on a
 clean tree) after merging work that added files or includes at the old
 places: a file the map does not name stays put and is reported, with any
 include that names no file; add a line to MOVES for it and run it again.
@@ -147,6 +150,28 @@ def rewrite_includes(text, old_dir):
     return INCLUDE.sub(one, text)
 
 
+CONFLICT = re.compile(r"^<<<<<<< [^\n]*\n(.*?)^=======\n(.*?)^>>>>>>> [^\n]*\n", re.M | re.S)
+
+
+def resolve_include_conflicts(text, old_dir):
+    """A merge conflict of include lines alone (one side added an include at
+    the old place, the other rewrote them): both sides' includes, rewritten,
+    each once, in the first side's order. Any other conflict is left as it is."""
+    def one(m):
+        sides = [m.group(1), m.group(2)]
+        if not all(re.fullmatch(r'(\s*#\s*include\s+"[^"]+"[^\n]*\n|\s*\n)*', side) for side in sides):
+            return m.group(0)
+        out, seen = [], set()
+        for side in sides:
+            for line in rewrite_includes(side, old_dir).splitlines(keepends=True):
+                key = line.split("/*")[0].strip()
+                if key and key not in seen:
+                    seen.add(key)
+                    out.append(line)
+        return "".join(out)
+    return CONFLICT.sub(one, text)
+
+
 # a file's old name alone (scc_sketch.cu), where it was one file's: its new path
 BASE = {}
 for _old in MOVE:
@@ -196,7 +221,7 @@ def main():
         if SOURCE.match(f):
             old_dir = os.path.dirname(BACK.get(f, f))
             text = open(f).read()
-            new = rewrite_paths(rewrite_includes(text, old_dir))
+            new = rewrite_paths(rewrite_includes(resolve_include_conflicts(text, old_dir), old_dir))
         elif f.endswith(".patch"):
             text = open(f).read()
             new = rewrite_patch(text)
@@ -220,7 +245,8 @@ def main():
     # what the map does not place, and includes that name no file
     left = 0
     for f in git("ls-files").split():
-        if re.match(r"^src/[^/]+\.c$", f) and f not in ("src/main.c", "src/registry.c"):
+        if (re.match(r"^(src|cuda|opencl)/[^/]+$", f) and f not in ("src/main.c", "src/registry.c", "src/registry.h")
+                or f in MOVE):
             print("not placed: " + f + " (add it to MOVES)")
             left += 1
         if SOURCE.match(f) and os.path.isfile(f):
