@@ -26,7 +26,9 @@ HTS_CFLAGS := $(shell pkg-config --cflags htslib 2>/dev/null)
 HTS_LIBS   := $(or $(shell pkg-config --libs htslib 2>/dev/null),-lhts)
 
 SG_CFLAGS  = -std=gnu11 -Wall -Wextra -pthread $(CFLAGS)
-SG_CPPFLAGS = $(HTS_CFLAGS) $(CPPFLAGS)
+# includes name a file from the source root: "core/log.h", "formats/seqio.h", "cuda/runtime/util.h"
+SG_INC     = -Isrc -I.
+SG_CPPFLAGS = $(SG_INC) $(HTS_CFLAGS) $(CPPFLAGS)
 SG_LIBS    = $(HTS_LIBS) -lz -lpthread -lm
 
 # CUDA: machine code for Hopper (sm_90) plus PTX that any GPU from Turing
@@ -42,8 +44,8 @@ ifeq ($(CUDA),1)
 ifeq ($(strip $(NVCC)),)
 $(error CUDA=1 but no nvcc: put it on PATH, or set NVCC or CUDA_HOME)
 endif
-CUDA_C_SRC  := $(sort $(wildcard cuda/*.c))
-CUDA_CU_OBJ := $(patsubst cuda/%.cu,$(BUILD)/cuda/%.o,$(sort $(wildcard cuda/*.cu)))
+CUDA_C_SRC  := $(sort $(wildcard cuda/*/*.c))
+CUDA_CU_OBJ := $(patsubst cuda/%.cu,$(BUILD)/cuda/%.o,$(sort $(wildcard cuda/*/*.cu)))
 SG_CPPFLAGS += -DSG_HAVE_CUDA -I$(CUDA_INC)
 SG_LIBS     += -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lstdc++
 endif
@@ -51,7 +53,7 @@ endif
 # OpenCL: when the headers and the ICD loader (pkg-config OpenCL) are there.
 OPENCL ?= $(shell printf '\043include <CL/cl.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && pkg-config --exists OpenCL 2>/dev/null && echo 1 || echo 0)
 ifeq ($(OPENCL),1)
-OPENCL_C_SRC := opencl/find_opencl.c
+OPENCL_C_SRC := opencl/find/backend.c
 SG_CPPFLAGS  += -DSG_HAVE_OPENCL
 SG_LIBS      += $(or $(shell pkg-config --libs OpenCL 2>/dev/null),-lOpenCL)
 endif
@@ -70,18 +72,16 @@ SG_CPPFLAGS += -DSG_HAVE_ISAL $(shell pkg-config --cflags libisal 2>/dev/null)
 SG_LIBS     += $(or $(shell pkg-config --libs libisal 2>/dev/null),-lisal)
 endif
 
-# shared by both commands; find's; scc's (the file names say which)
-SHARED_SRC := src/log.c src/progress.c src/cli.c src/pipeline.c src/chunk.c src/input.c src/backend.c src/stage.c \
-              formats/seqio.c formats/mapguard.c formats/deflate.c formats/pgzip.c formats/twobit.c formats/outfile.c \
-              formats/json.c formats/svg.c formats/multiqc.c
-FIND_SRC   := src/find_motif.c src/find_casoff.c src/find_hits.c src/find_scan.c src/find_kernels.c src/find_mismatch.c \
-              src/find_align.c src/find_score.c src/find_cpu.c src/find_part.c formats/output.c formats/fai.c
-SCC_SRC    := src/scc_coverage.c src/scc_counts.c src/scc_dbg.c src/scc_graph.c src/scc_tarjan.c src/scc_repeats.c src/scc_loci.c src/scc_pictures.c \
-              formats/gfa.c formats/counts.c src/scc_readset.c src/scc_minimizer.c src/scc_overlap.c src/scc_period.c formats/paf.c
+# the layers (docs/design.md): core, formats, the two pipelines (find's and
+# scc's; scc's de Bruijn graph in dbg/, its overlap graph in overlap/), the
+# registry; each command's options in its pipeline's cli.c
+SHARED_SRC := $(wildcard src/core/*.c) $(wildcard formats/*.c) src/registry.c
+FIND_SRC   := $(filter-out src/find/cli.c,$(wildcard src/find/*.c))
+SCC_SRC    := $(filter-out src/scc/cli.c src/scc/dbg/kmers.c,$(wildcard src/scc/*.c src/scc/*/*.c))
 CORE_SRC := $(SHARED_SRC) $(FIND_SRC) $(SCC_SRC) $(CUDA_C_SRC) $(OPENCL_C_SRC)
 # the cpu k-mer table, compiled once per key width (64 and 128 bits)
-SCC_KMERS_OBJ := $(BUILD)/src/scc_kmers64.o $(BUILD)/src/scc_kmers128.o
-CLI_SRC  := src/main.c src/find.c src/scc.c
+SCC_KMERS_OBJ := $(BUILD)/src/scc/dbg/kmers64.o $(BUILD)/src/scc/dbg/kmers128.o
+CLI_SRC  := src/main.c src/find/cli.c src/scc/cli.c
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(SCC_KMERS_OBJ) $(CUDA_CU_OBJ)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit_*.c)
@@ -109,21 +109,21 @@ $(BUILD)/%.o: %.c $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(SCC_KMERS_OBJ): $(BUILD)/src/scc_kmers%.o: src/scc_kmers.c $(BUILD)/flags
+$(SCC_KMERS_OBJ): $(BUILD)/src/scc/dbg/kmers%.o: src/scc/dbg/kmers.c $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) -DSG_KMER_BITS=$* -MMD -MP -c -o $@ $<
 
 # the OpenCL kernels, embedded as a C string
-$(BUILD)/opencl/find_kernels_cl.h: opencl/find_kernels.cl
+$(BUILD)/opencl/find_kernels_cl.h: opencl/find/kernels.cl
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
-$(BUILD)/opencl/find_opencl.o: $(BUILD)/opencl/find_kernels_cl.h
-$(BUILD)/opencl/find_opencl.o: SG_CPPFLAGS += -I$(BUILD)/opencl
+$(BUILD)/opencl/find/backend.o: $(BUILD)/opencl/find_kernels_cl.h
+$(BUILD)/opencl/find/backend.o: SG_CPPFLAGS += -I$(BUILD)/opencl
 
 $(BUILD)/cuda/%.o: cuda/%.cu $(BUILD)/flags
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -std=c++17 $(NVCC_ARCH) -MMD -MP -MF $(@:.o=.d) -MT $@ -c -o $@ $<
+	$(NVCC) $(NVCCFLAGS) -std=c++17 $(NVCC_ARCH) $(SG_INC) -MMD -MP -MF $(@:.o=.d) -MT $@ -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/libseqgpu.a
 	@mkdir -p $(dir $@)
@@ -136,7 +136,7 @@ $(BUILD)/bench/cuda_start: bench/cuda_start.c
 # CUB against the hand-written kernels it could replace (docs/gpu.md): needs a CUDA device to run
 $(BUILD)/bench/cub_%: bench/cub_%.cu bench/cub_bench.h $(BUILD)/libseqgpu.a
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -std=c++17 $(NVCC_ARCH) -o $@ $< $(BUILD)/libseqgpu.a $(HTS_LIBS) -lz -lpthread -lm
+	$(NVCC) $(NVCCFLAGS) -std=c++17 $(NVCC_ARCH) $(SG_INC) -o $@ $< $(BUILD)/libseqgpu.a $(HTS_LIBS) -lz -lpthread -lm
 
 # the inflate engines side by side (bench/input_bench.sh): needs ISA-L and libdeflate
 $(BUILD)/bench/inflate_bench: bench/inflate_bench.c $(BUILD)/libseqgpu.a
@@ -144,9 +144,9 @@ $(BUILD)/bench/inflate_bench: bench/inflate_bench.c $(BUILD)/libseqgpu.a
 	$(CC) $(SG_CPPFLAGS) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libseqgpu.a $(SG_LIBS) \
 	    $(or $(shell pkg-config --libs libdeflate 2>/dev/null),-ldeflate)
 
-$(BUILD)/bench/%: bench/%.c bench/rng.h src/dna.h
+$(BUILD)/bench/%: bench/%.c bench/rng.h src/core/dna.h
 	@mkdir -p $(dir $@)
-	$(CC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< -lm
+	$(CC) $(SG_INC) $(SG_CFLAGS) $(LDFLAGS) -o $@ $< -lm
 
 -include $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 

@@ -6,7 +6,7 @@
 //   build/bench/cub_histogram [N]    N counts (default 200000000)
 // Counts as a read set gives them: most k-mers seen once or twice (errors),
 // a single-copy peak near 30, and a repeat tail to a hundred thousand.
-#include "../cuda/scc_kmers.cu" // grid, kThreads, FOR_EACH
+#include "cuda/scc/kmers.cu" // grid, kThreads, FOR_EACH
 #include "cub_bench.h"
 
 #include <thrust/iterator/counting_iterator.h>
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     const uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 200000000ull;
     uint32_t *counts;
     unsigned long long *h1, *h2;
-    const int max_bins = 65537; // seqgpu scc's (scc_dbg.c)
+    const int max_bins = 65537; // seqgpu scc's (src/scc/dbg/dbg.c)
     BENCH_CK(cudaMalloc(&counts, n * sizeof *counts));
     BENCH_CK(cudaMalloc(&h1, max_bins * sizeof *h1));
     BENCH_CK(cudaMalloc(&h2, max_bins * sizeof *h2));

@@ -5,8 +5,8 @@
 //   build/bench/cub_select [N]    N vertices (default 20000000)
 // Two graphs: an uncompacted de Bruijn graph (3% of the vertices kept) and a
 // power-law graph (95% kept), out-degrees 0 to 4.
-#include "../cuda/scc_solve.cu" // k_keep, k_reduced_degrees, grid_for, kThreads
-#include "../src/dna.h"
+#include "cuda/scc/solve.cu" // k_keep, k_reduced_degrees, grid_for, kThreads
+#include "core/dna.h"
 #include "cub_bench.h"
 
 #include <thrust/iterator/counting_iterator.h>

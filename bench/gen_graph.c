@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/dna.h"
+#include "core/dna.h"
 #include "rng.h"
 
 static void *xmalloc(size_t n)

@@ -25,9 +25,9 @@
 #include <libdeflate.h>
 #include <zlib.h>
 
-#include "../formats/deflate.h"
-#include "../formats/pgzip.h"
-#include "../src/log.h"
+#include "formats/deflate.h"
+#include "formats/pgzip.h"
+#include "core/log.h"
 
 static double clock_s(clockid_t id)
 {

@@ -8,7 +8,7 @@
 #   scc's de Bruijn graph: bench/scc_bench.sh on 10 M reads (3 GB), cpu,
 #     cuda and auto beside kmc and bcalm, and --max-memory at bcalm's memory.
 # Each bench ends with a table of auto against every backend, case by case
-# ("auto / fastest"); the planner's constants (src/backend.c) and its tests
+# ("auto / fastest"); the planner's constants (src/registry.c) and its tests
 # of recorded cases (tests/unit_plan.c) are refitted from them.
 #   sh bench/round_bench.sh        or, with the build and the GPU suites:
 #   BENCHES=round TESTS="..." UNITS="..." sh bench/gpu_session.sh

@@ -7,7 +7,7 @@
 # REF) with git archive, every file under seqgpu-VERSION/ and gzip without a
 # name or a time in its header, so the same commit gives the same bytes; then
 # writes its sha256 into RECIPE_DIR/meta.yaml (conda/seqgpu). VERSION is
-# src/version.h's, and meta.yaml must say the same. Then: upload the tarball
+# src/core/version.h's, and meta.yaml must say the same. Then: upload the tarball
 # to the GitHub release vVERSION (meta.yaml's source url), commit meta.yaml,
 # and open the bioconda-recipes pull request with conda/seqgpu/.
 set -eu
@@ -22,10 +22,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 recipe=${1:-$root/conda/seqgpu}
-version=$(sed -n 's/^#define SG_VERSION "\(.*\)"$/\1/p' "$root/src/version.h")
-[ -n "$version" ] || { echo "release.sh: no SG_VERSION in src/version.h" >&2; exit 1; }
+version=$(sed -n 's/^#define SG_VERSION "\(.*\)"$/\1/p' "$root/src/core/version.h")
+[ -n "$version" ] || { echo "release.sh: no SG_VERSION in src/core/version.h" >&2; exit 1; }
 grep -q "^{% set version = \"$version\" %}$" "$recipe/meta.yaml" ||
-    { echo "release.sh: $recipe/meta.yaml is not for version $version (src/version.h)" >&2; exit 1; }
+    { echo "release.sh: $recipe/meta.yaml is not for version $version (src/core/version.h)" >&2; exit 1; }
 ref=${ref:-v$version}
 git -C "$root" rev-parse -q --verify "$ref^{commit}" > /dev/null ||
     { echo "release.sh: no $ref to make the tarball of (tag the release first)" >&2; exit 1; }

@@ -4,8 +4,8 @@
  * sub-tables for the longer codes; each entry says what the code is and
  * how many bits it takes. */
 #define _GNU_SOURCE
-#include "deflate.h"
-#include "../src/log.h"
+#include "formats/deflate.h"
+#include "core/log.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 #define _GNU_SOURCE
-#include "fai.h"
-#include "outfile.h"
-#include "seqio.h"
-#include "../src/log.h"
+#include "formats/fai.h"
+#include "formats/outfile.h"
+#include "formats/seqio.h"
+#include "core/log.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-#include "json.h"
+#include "formats/json.h"
 
 size_t sg_utf8_char(const unsigned char *p)
 {

@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
-#include "mapguard.h"
-#include "../src/log.h"
+#include "formats/mapguard.h"
+#include "core/log.h"
 
 #include <pthread.h>
 #include <setjmp.h>

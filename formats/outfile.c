@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
-#include "outfile.h"
-#include "../src/log.h"
+#include "formats/outfile.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -23,8 +23,8 @@
  * reached between two blocks. Each member's CRC32 and length are checked
  * against its trailer. At most threads + 2 chunks are in flight (docs/design.md). */
 #define _GNU_SOURCE
-#include "pgzip.h"
-#include "../src/log.h"
+#include "formats/pgzip.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -67,8 +67,8 @@ void sg_pgz_close(sg_pgz_t *g) { (void)g; }
 
 #else
 
-#include "deflate.h"
-#include "mapguard.h"
+#include "formats/deflate.h"
+#include "formats/mapguard.h"
 
 #include <fcntl.h>
 #include <pthread.h>

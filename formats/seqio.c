@@ -1,11 +1,11 @@
 #define _GNU_SOURCE
-#include "seqio.h"
-#include "fai.h"
-#include "mapguard.h"
-#include "pgzip.h"
-#include "twobit.h"
-#include "../src/log.h"
-#include "../src/simd.h"
+#include "formats/seqio.h"
+#include "formats/fai.h"
+#include "formats/mapguard.h"
+#include "formats/pgzip.h"
+#include "formats/twobit.h"
+#include "core/log.h"
+#include "core/simd.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../src/chunk.h"
+#include "core/chunk.h"
 
 enum { SG_FMT_FASTA = 1, SG_FMT_FASTQ = 2, SG_FMT_GFA = 3, SG_FMT_2BIT = 4 };
 

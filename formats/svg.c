@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
-#include "svg.h"
-#include "json.h"
-#include "../src/log.h"
+#include "formats/svg.h"
+#include "formats/json.h"
+#include "core/log.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

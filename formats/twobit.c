@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
-#include "twobit.h"
-#include "../src/log.h"
+#include "formats/twobit.h"
+#include "core/log.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -6,13 +6,13 @@
 #include <htslib/hts.h>
 
 #ifdef SG_HAVE_CUDA
-#include "../cuda/cuda_util.h"
+#include "cuda/runtime/util.h"
 #endif
-#include "backend.h"
-#include "cli.h"
-#include "log.h"
-#include "version.h"
-#include "../formats/pgzip.h"
+#include "registry.h"
+#include "core/cli.h"
+#include "core/log.h"
+#include "core/version.h"
+#include "formats/pgzip.h"
 
 int main_find(int argc, char **argv);
 int main_scc(int argc, char **argv);

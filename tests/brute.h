@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/find_motif.h"
+#include "find/motif.h"
 
 /* The bases an IUPAC letter (upper case) stands for. */
 static inline const char *brute_bases(char letter)

@@ -207,3 +207,43 @@ PY
     assert_failure 1
     assert_output --partial "--by-file goes with -F count"
 }
+
+@test "layers: formats/ includes no pipeline header, src/ holds only main.c and the registry at its top" {
+    run grep -rlE '#[[:space:]]*include[[:space:]]*"(find|scc|registry)' "$ROOT/formats"
+    assert_output ""
+    run sh -c 'cd "$1/src" && ls *.c' sh "$ROOT"
+    assert_output "$(printf 'main.c\nregistry.c')"
+}
+
+@test "layers: no include runs up a layer or across to the other pipeline (tests/layers.sh); a planted one is caught" {
+    run sh "$ROOT/tests/layers.sh"
+    assert_success
+    assert_output ""
+    mkdir "$T/tree" && (cd "$ROOT" && cp -r src formats cuda opencl "$T/tree")
+    plant() { # FILE INCLUDE: what layers.sh must say of it
+        sed -i "1i #include \"$2\"" "$T/tree/$1"
+        run sh "$ROOT/tests/layers.sh" "$T/tree"
+        assert_failure 1
+        assert_line --partial "$1"
+        sed -i 1d "$T/tree/$1"
+    }
+    plant formats/json.c find/motif.h       # a format of a pipeline's type
+    plant src/core/log.c formats/outfile.h  # core above formats
+    plant src/find/hits.c scc/graph.h       # across the pipelines
+    plant src/scc/graph.c scc/dbg/kmers.h   # scc's shared pieces under dbg/
+    plant cuda/runtime/util.c find/hits.h   # the runtime under the pipelines
+    plant src/find/scan.c registry.h        # a pipeline above the registry
+    plant src/scc/tarjan.c ../core/log.h         # a path not from the source root
+    run sh "$ROOT/tests/layers.sh" "$T/tree"
+    assert_success
+    # an exception lets its include through, and is an error once nothing needs it
+    sed "s|^EXCEPTIONS='\$|EXCEPTIONS='\nsrc/scc/tarjan.c registry.h|" "$ROOT/tests/layers.sh" > "$T/layers.sh"
+    grep -qx 'src/scc/tarjan.c registry.h' "$T/layers.sh" || fail "no exception planted"
+    sed -i '1i #include "registry.h"' "$T/tree/src/scc/tarjan.c"
+    run sh "$T/layers.sh" "$T/tree"
+    assert_success
+    sed -i 1d "$T/tree/src/scc/tarjan.c"
+    run sh "$T/layers.sh" "$T/tree"
+    assert_failure 1
+    assert_output --partial "src/scc/tarjan.c registry.h: an exception no longer needed"
+}

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/chunk.h"
-#include "../src/scc_graph.h"
-#include "../src/dna.h"
+#include "core/chunk.h"
+#include "scc/graph.h"
+#include "core/dna.h"
 #include "unit.h"
 
 typedef struct {

@@ -14,7 +14,7 @@ load test_helper
 MODULES=$ROOT/examples/nextflow/modules/seqgpu
 RENDER="python3 $ROOT/tests/nextflow_render.py"
 CHECK="python3 $ROOT/tests/nfcore_meta_check.py"
-VERSION=$(sed -n 's/^#define SG_VERSION "\(.*\)"$/\1/p' "$ROOT/src/version.h")
+VERSION=$(sed -n 's/^#define SG_VERSION "\(.*\)"$/\1/p' "$ROOT/src/core/version.h")
 
 # run_module NAME [--stub] [--meta K=V | --in NAME=FILES]...: render into
 # $T/NAME[--stub] and run it with bash -ue, as a Nextflow task runs

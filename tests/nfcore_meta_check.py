@@ -9,7 +9,7 @@ schema of nf-core's documented rules, python3-jsonschema), then meta.yml
 against main.nf: the name, every input and every output channel (by emit
 name, element by element: meta, the path pattern, the eval command), the
 versions topic, environment.yml (and environment.gpu.yml) pinning the
-version of src/version.h, the containers' tag forms, and the nf-test tags
+version of src/core/version.h, the containers' tag forms, and the nf-test tags
 (modules, modules_nfcore, the tool and the module; gpu on a test of a
 process_gpu module). Prints "MODULE: what" for each problem and exits 1.
 """
@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def version():
-    text = open(os.path.join(HERE, "..", "src", "version.h")).read()
+    text = open(os.path.join(HERE, "..", "src", "core", "version.h")).read()
     return re.search(r'#define SG_VERSION "([^"]+)"', text).group(1)
 
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/chunk.h"
-#include "../src/scc_overlap.h"
-#include "../src/scc_readset.h"
+#include "core/chunk.h"
+#include "scc/overlap/overlap.h"
+#include "scc/overlap/readset.h"
 
 static char *revcomp(const char *s, size_t n)
 {

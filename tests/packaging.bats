@@ -14,7 +14,7 @@
 
 load test_helper
 
-VERSION=$(sed -n 's/^#define SG_VERSION "\(.*\)"$/\1/p' "$ROOT/src/version.h")
+VERSION=$(sed -n 's/^#define SG_VERSION "\(.*\)"$/\1/p' "$ROOT/src/core/version.h")
 LINT="python3 $ROOT/tests/recipe_lint.py"
 
 # release: a repository of this working tree with one commit tagged

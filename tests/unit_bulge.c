@@ -1,4 +1,4 @@
-/* The one-gap aligner (src/find_bulge.h, src/find_align.c) and the cpu
+/* The one-gap aligner (src/find/bulge.h, src/find/align.c) and the cpu
  * mismatch kernel with bulges, against a brute force that states the gap
  * rules in its own terms: a gap's neighbours. A DNA bulge (extra text bases
  * between pattern positions g - 1 and g) needs both neighbours, not both in
@@ -7,18 +7,18 @@
  * at the guide's end away from the PAM, and a window without a PAM has no
  * gap at either end. Every gap position, both bulge types, PAMs on the
  * left, the right and none, IUPAC letters, N and lowercase text. */
-#include "../src/backend.h"
-#include "../src/chunk.h"
-#include "../src/find_align.h"
-#include "../src/find_kernels.h"
-#include "../src/log.h"
+#include "registry.h"
+#include "core/chunk.h"
+#include "find/align.h"
+#include "find/kernels.h"
+#include "core/log.h"
 #include "brute.h"
 #include "unit.h"
 #ifdef SG_HAVE_CUDA
-#include "../cuda/find_cuda.h"
+#include "cuda/find/backend.h"
 #endif
 #ifdef SG_HAVE_OPENCL
-#include "../opencl/find_opencl.h"
+#include "opencl/find/backend.h"
 #endif
 
 #include <ctype.h>

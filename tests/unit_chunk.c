@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../formats/seqio.h"
-#include "../src/backend.h"
-#include "../src/find_kernels.h"
-#include "../src/find_scan.h"
+#include "formats/seqio.h"
+#include "registry.h"
+#include "find/kernels.h"
+#include "find/scan.h"
 #include "brute.h"
 #include "unit.h"
 

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../src/cli.h"
+#include "core/cli.h"
 #include "unit.h"
 
 static char root[64];

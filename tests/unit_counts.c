@@ -1,4 +1,4 @@
-/* The k-mer counts file (formats/counts.h) and the hash parts behind it:
+/* The k-mer counts file (src/scc/dbg/counts_file.h) and the hash parts behind it:
  * parts halve exactly; a file read back is what was written, for both
  * k-mer widths; every truncation and every changed byte of a file is an
  * error, never a crash or a silent difference; the cpu table counts a part
@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../formats/counts.h"
-#include "../src/dna.h"
-#include "../src/log.h"
-#include "../src/scc_backend.h"
-#include "../src/scc_counts.h"
+#include "scc/dbg/counts_file.h"
+#include "core/dna.h"
+#include "core/log.h"
+#include "scc/backend.h"
+#include "scc/dbg/counts.h"
 #include "unit.h"
 
 /* the reads every test file names */

@@ -3,11 +3,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../formats/seqio.h"
-#include "../src/scc_graph.h"
-#include "../src/scc_backend.h"
-#include "../src/scc_coverage.h"
-#include "../src/scc_repeats.h"
+#include "formats/seqio.h"
+#include "scc/graph.h"
+#include "scc/backend.h"
+#include "scc/coverage.h"
+#include "scc/repeats.h"
 #include "unit.h"
 
 /* ---- Tarjan against reachability ---- */

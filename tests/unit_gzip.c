@@ -16,9 +16,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../formats/deflate.h"
-#include "../formats/pgzip.h"
-#include "../src/log.h"
+#include "formats/deflate.h"
+#include "formats/pgzip.h"
+#include "core/log.h"
 #include "deflate_writer.h"
 #include "unit.h"
 

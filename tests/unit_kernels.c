@@ -3,7 +3,7 @@
  * and matches that run past the end of the owned starts. */
 #include <string.h>
 
-#include "../src/find_kernels.h"
+#include "find/kernels.h"
 #include "brute.h"
 #include "unit.h"
 

@@ -11,7 +11,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "../src/backend.h"
+#include "registry.h"
 #include "kmer_fixture.h"
 
 #define BINS 64

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "../src/scc_backend.h"
+#include "scc/backend.h"
 #include "kmer_fixture.h"
 
 typedef struct {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/scc_loci.h"
+#include "scc/loci.h"
 #include "unit.h"
 
 static const char ACGT[] = "ACGT";

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/find_motif.h"
+#include "find/motif.h"
 #include "brute.h"
 #include "unit.h"
 

@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../formats/outfile.h"
-#include "../src/log.h"
+#include "formats/outfile.h"
+#include "core/log.h"
 #include "unit.h"
 
 static char dir[64];

@@ -4,13 +4,13 @@
 #include <math.h>
 #include <string.h>
 
-#include "../formats/paf.h"
-#include "../src/dna.h"
-#include "../src/log.h"
-#include "../src/scc_minimizer.h"
-#include "../src/scc_overlap.h"
-#include "../src/scc_period.h"
-#include "../src/scc_readset.h"
+#include "scc/overlap/paf.h"
+#include "core/dna.h"
+#include "core/log.h"
+#include "scc/overlap/minimizer.h"
+#include "scc/overlap/overlap.h"
+#include "scc/period.h"
+#include "scc/overlap/readset.h"
 #include "unit.h"
 #include "overlap_fixture.h"
 

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cuda/scc_cuda.h"
-#include "../src/backend.h"
-#include "../src/log.h"
-#include "../src/scc_minimizer.h"
+#include "cuda/scc/backend.h"
+#include "registry.h"
+#include "core/log.h"
+#include "scc/overlap/minimizer.h"
 #include "overlap_fixture.h"
 
 typedef struct {

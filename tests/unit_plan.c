@@ -1,4 +1,4 @@
-/* The backend planner (backend.c): the choices that the H200 benches
+/* The backend planner (registry.c): the choices that the H200 benches
  * measured, from the workload alone. find: cpu wins exact search of a few
  * motifs and tiny inputs, cuda mismatch search of many guides and
  * thousands of degenerate motifs, a second device only when the device
@@ -8,9 +8,9 @@
  * the measurements contradict fails here. */
 #include <string.h>
 
-#include "../src/backend.h"
-#include "../src/log.h"
-#include "../src/find_motif.h"
+#include "registry.h"
+#include "core/log.h"
+#include "find/motif.h"
 #include "unit.h"
 
 static void add_random(sg_motif_set_t *ms, int n, int len, const char *letters)

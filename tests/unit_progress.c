@@ -7,8 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/log.h"
-#include "../src/progress.h"
+#include "core/log.h"
+#include "core/progress.h"
 #include "unit.h"
 
 static void nap(double s)

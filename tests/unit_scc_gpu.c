@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/scc_graph.h"
-#include "../src/log.h"
+#include "scc/graph.h"
+#include "core/log.h"
 #include "unit.h"
 
 #ifdef SG_HAVE_CUDA
-#include "../src/backend.h"
+#include "registry.h"
 
 typedef struct {
     sg_edge_t *e;

@@ -1,10 +1,10 @@
-/* The off-target scores (src/find_score.c) against published worked
+/* The off-target scores (src/find/score.c) against published worked
  * examples (the doctests of CRISPOR's calcCfdScore, computed with its
  * transcription of Doench et al. 2016's table; the example of the gap-aware
  * CFD calculator), cases computed by hand from the tables and from Hsu et
  * al. 2013's formula, and CRISPOR's aggregation into guide specificities. */
-#include "../src/find_score.h"
-#include "../src/log.h"
+#include "find/score.h"
+#include "core/log.h"
 #include "unit.h"
 
 #include <math.h>

@@ -6,7 +6,7 @@
 
 #include <htslib/bgzf.h>
 
-#include "../formats/seqio.h"
+#include "formats/seqio.h"
 #include "unit.h"
 
 enum { PLAIN, GZIP, BGZF_Z };

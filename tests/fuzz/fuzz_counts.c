@@ -1,4 +1,4 @@
-/* libFuzzer: the k-mer counts file reader (formats/counts.h) on any bytes.
+/* libFuzzer: the k-mer counts file reader (src/scc/dbg/counts_file.h) on any bytes.
  * A file it reads to the end must hold what it declares: k-mers in
  * increasing order below 4^k, of its part, counts at least its minimum,
  * agreeing with its histogram; anything else is an error, never a crash. */
@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../formats/counts.h"
-#include "../../src/dna.h"
-#include "../../src/scc_counts.h"
+#include "scc/dbg/counts_file.h"
+#include "core/dna.h"
+#include "scc/dbg/counts.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../formats/gfa.h"
-#include "../../src/scc_graph.h"
-#include "../../formats/json.h"
-#include "../../src/scc_pictures.h"
-#include "../../src/scc_repeats.h"
+#include "scc/gfa.h"
+#include "scc/graph.h"
+#include "formats/json.h"
+#include "scc/pictures.h"
+#include "scc/repeats.h"
 #include "fuzz_util.h"
 
 /* Graphs up to this many vertices get the reachability check (n^3 / 64 work). */

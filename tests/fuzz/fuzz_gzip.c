@@ -9,8 +9,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "../../formats/deflate.h"
-#include "../../formats/pgzip.h"
+#include "formats/deflate.h"
+#include "formats/pgzip.h"
 #include "fuzz_util.h"
 
 /* zlib as htslib reads gzip: members in a row, anything else after one an error */

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../formats/paf.h"
-#include "../../src/scc_overlap.h"
-#include "../../src/scc_readset.h"
+#include "scc/overlap/paf.h"
+#include "scc/overlap/overlap.h"
+#include "scc/overlap/readset.h"
 #include "fuzz_util.h"
 
 static sg_readset_t *reads(void)

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../formats/seqio.h"
-#include "../../src/scc_backend.h"
+#include "formats/seqio.h"
+#include "scc/backend.h"
 #include "fuzz_util.h"
 
 typedef struct {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../formats/seqio.h"
-#include "../../formats/twobit.h"
+#include "formats/seqio.h"
+#include "formats/twobit.h"
 #include "fuzz_util.h"
 
 typedef struct {

@@ -12,7 +12,7 @@
 
 #include <htslib/hts.h>
 
-#include "../../src/log.h"
+#include "core/log.h"
 
 /* Write data to an anonymous in-memory file; its path goes to path. Returns the fd. */
 static int fuzz_file(const uint8_t *data, size_t size, char *path, size_t n)
