@@ -212,3 +212,102 @@ int sg_pipeline_run(const sg_step_t *steps, int n_steps, void *ctx, const sg_pip
     pthread_cond_destroy(&p.cv);
     return p.err;
 }
+
+/* ---- a parallel loop ---- */
+
+typedef struct {
+    void (*fn)(void *arg, void *state, uint64_t i);
+    void *arg;
+    uint64_t n, next, grain;
+    size_t state_size;
+    void (*done)(void *arg, void *state); /* each thread's state at its end, in turn */
+    pthread_mutex_t mu;
+} loop_t;
+
+static void *loop_worker(void *arg)
+{
+    loop_t *l = arg;
+    void *state = l->state_size ? sg_calloc(1, l->state_size) : NULL;
+    for (uint64_t i; (i = __atomic_fetch_add(&l->next, l->grain, __ATOMIC_RELAXED)) < l->n;)
+        for (uint64_t e = i + l->grain < l->n ? i + l->grain : l->n; i < e; i++) l->fn(l->arg, state, i);
+    if (l->done) {
+        pthread_mutex_lock(&l->mu);
+        l->done(l->arg, state);
+        pthread_mutex_unlock(&l->mu);
+    }
+    free(state);
+    return NULL;
+}
+
+void sg_parallel_for(int n_threads, uint64_t n, uint64_t grain, void (*fn)(void *, void *, uint64_t), void *arg,
+                     size_t state_size, void (*done)(void *, void *))
+{
+    loop_t l = {fn, arg, n, 0, grain ? grain : 1, state_size, done, PTHREAD_MUTEX_INITIALIZER};
+    uint64_t chunks = (n + l.grain - 1) / l.grain;
+    if ((uint64_t)n_threads > (chunks ? chunks : 1)) n_threads = (int)(chunks ? chunks : 1);
+    if (n_threads < 1) n_threads = 1;
+    pthread_t *tid = sg_malloc(n_threads * sizeof *tid);
+    uint8_t *running = sg_calloc(n_threads, 1);
+    for (int i = 1; i < n_threads; i++) running[i] = pthread_create(&tid[i], NULL, loop_worker, &l) == 0;
+    loop_worker(&l); /* a thread that did not start leaves its share to the others */
+    for (int i = 1; i < n_threads; i++)
+        if (running[i]) pthread_join(tid[i], NULL);
+    free(running);
+    free(tid);
+}
+
+/* ---- a loop over numbered items, on the pipeline ---- */
+
+typedef struct {
+    size_t i;
+    void *out;
+} pitem_t;
+
+static int pfor_source(void *vctx, void *item, sg_emit_t *emit)
+{
+    (void)item;
+    sg_pfor_t *pf = vctx;
+    if (pf->next == pf->n || __atomic_load_n(&pf->stop, __ATOMIC_RELAXED)) return 0;
+    pitem_t *it = sg_calloc(1, sizeof *it);
+    it->i = pf->next++;
+    sg_emit(emit, it);
+    return pf->next < pf->n && !__atomic_load_n(&pf->stop, __ATOMIC_RELAXED);
+}
+
+static int pfor_work(void *vctx, void *item, sg_emit_t *emit)
+{
+    (void)emit;
+    sg_pfor_t *pf = vctx;
+    pitem_t *it = item;
+    return pf->work(pf->ctx, it->i, &it->out);
+}
+
+static int pfor_collect(void *vctx, void *item, sg_emit_t *emit)
+{
+    sg_pfor_t *pf = vctx;
+    pitem_t *it = item;
+    if (!it) return 0;
+    int r = pf->collect(pf->ctx, it->i, it->out);
+    sg_emit(emit, it); /* freed as it leaves */
+    return r;
+}
+
+static void pfor_free(void *vctx, void *item)
+{
+    sg_pfor_t *pf = vctx;
+    pitem_t *it = item;
+    if (it->out && pf->free_out) pf->free_out(it->out);
+    free(it);
+}
+
+int sg_parallel_map(sg_pfor_t *pf, int n_threads)
+{
+    if (pf->next == pf->n) return 0;
+    const sg_step_t steps[] = {
+        {"items", pfor_source, 1, 0},
+        {"work", pfor_work, 0, 0},
+        {"collect", pfor_collect, 1, 0},
+    };
+    sg_pipeline_opts_t po = {.n_threads = n_threads, .max_items = 4 * n_threads + 4, .free_item = pfor_free};
+    return sg_pipeline_run(steps, pf->collect ? 3 : 2, pf, &po);
+}

@@ -5,6 +5,9 @@
 #ifndef SG_PIPELINE_H
 #define SG_PIPELINE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 typedef struct sg_emit sg_emit_t;
 
 /** Hand an item to the next step (ordered steps and the source only). */
@@ -39,5 +42,36 @@ typedef struct {
  */
 int sg_pipeline_run(const sg_step_t *steps, int n_steps, void *ctx, const sg_pipeline_opts_t *opt)
     __attribute__((warn_unused_result));
+
+
+/* ---- loops on the workers (kt_for's place beside kt_pipeline) ---- */
+
+/**
+ * fn(arg, state, i) for every i in [0, n), taken grain at a time by up to
+ * n_threads threads (the caller's among them), each with a zeroed state of
+ * state_size bytes (none when 0) handed to done (one thread at a time, may
+ * be NULL) at its end. A thread that cannot be started leaves its share to
+ * the others.
+ */
+void sg_parallel_for(int n_threads, uint64_t n, uint64_t grain, void (*fn)(void *arg, void *state, uint64_t i),
+                     void *arg, size_t state_size, void (*done)(void *arg, void *state));
+
+/* A loop over numbered items on the pipeline: work on any thread, collect in
+ * order of i. */
+typedef struct {
+    size_t n, next;
+    int stop; /* set by collect: the loop ends after the items in flight (and goes on from next when run again) */
+    int (*work)(void *ctx, size_t i, void **out);   /* any thread, any order */
+    int (*collect)(void *ctx, size_t i, void *out); /* in order of i, one at a time; or NULL */
+    void (*free_out)(void *out);                    /* an out that collect did not take, or every out without collect */
+    void *ctx;
+} sg_pfor_t;
+
+/**
+ * Run items pf->next .. pf->n - 1 of pf on n_threads workers (pf->next
+ * advances; a loop stopped by collect can be run again).
+ * @return 0, or the first negative code work or collect returned.
+ */
+int sg_parallel_map(sg_pfor_t *pf, int n_threads) __attribute__((warn_unused_result));
 
 #endif

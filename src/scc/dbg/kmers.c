@@ -22,6 +22,7 @@
 #include "scc/dbg/kmers.h"
 #include "core/dna.h"
 #include "core/log.h"
+#include "core/pipeline.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -439,52 +440,6 @@ static const unsigned char *block_bytes(table_t *t, const blk_t *x, unsigned cha
     }
     __atomic_add_fetch(&t->spill.read, x->len, __ATOMIC_RELAXED);
     return buf;
-}
-
-/* ---- parallel loops ---- */
-
-typedef struct {
-    void (*fn)(void *arg, void *state, uint64_t i);
-    void *arg;
-    uint64_t n, next, grain;
-    size_t state_size;
-    void (*done)(void *arg, void *state); /* each thread's state at its end, in turn */
-    pthread_mutex_t mu;
-} loop_t;
-
-static void *loop_worker(void *arg)
-{
-    loop_t *l = arg;
-    void *state = l->state_size ? sg_calloc(1, l->state_size) : NULL;
-    for (uint64_t i; (i = __atomic_fetch_add(&l->next, l->grain, __ATOMIC_RELAXED)) < l->n;)
-        for (uint64_t e = i + l->grain < l->n ? i + l->grain : l->n; i < e; i++) l->fn(l->arg, state, i);
-    if (l->done) {
-        pthread_mutex_lock(&l->mu);
-        l->done(l->arg, state);
-        pthread_mutex_unlock(&l->mu);
-    }
-    free(state);
-    return NULL;
-}
-
-/* fn(arg, state, i) for i in [0, n), taken grain at a time by n_threads
- * threads, each with a zeroed state of state_size bytes handed to done
- * (one thread at a time) at its end. */
-static void parallel(int n_threads, uint64_t n, uint64_t grain, void (*fn)(void *, void *, uint64_t), void *arg,
-                     size_t state_size, void (*done)(void *, void *))
-{
-    loop_t l = {fn, arg, n, 0, grain ? grain : 1, state_size, done, PTHREAD_MUTEX_INITIALIZER};
-    uint64_t chunks = (n + l.grain - 1) / l.grain;
-    if ((uint64_t)n_threads > (chunks ? chunks : 1)) n_threads = (int)(chunks ? chunks : 1);
-    if (n_threads < 1) n_threads = 1;
-    pthread_t *tid = sg_malloc(n_threads * sizeof *tid);
-    uint8_t *running = sg_calloc(n_threads, 1);
-    for (int i = 1; i < n_threads; i++) running[i] = pthread_create(&tid[i], NULL, loop_worker, &l) == 0;
-    loop_worker(&l); /* a thread that did not start leaves its share to the others */
-    for (int i = 1; i < n_threads; i++)
-        if (running[i]) pthread_join(tid[i], NULL);
-    free(running);
-    free(tid);
 }
 
 /* items of a per-slot loop taken at once */
@@ -959,7 +914,7 @@ static int count_bins(table_t *t)
     double t0 = sg_realtime();
     int r = flush_workers(t);
     if (r < 0) return r;
-    parallel(t->n_threads, t->n_bins, 1, count_bin, t, sizeof(counter_t), counter_done);
+    sg_parallel_for(t->n_threads, t->n_bins, 1, count_bin, t, sizeof(counter_t), counter_done);
     pool_release(&t->pool);
     t->counted = 1;
     if (t->spill.end)
@@ -1159,7 +1114,7 @@ static int filter(table_t *t, uint32_t min)
                     t->kept.key ? " and was filtered already" : "");
     build_t b = {.t = t, .min = min};
     b.part_n = sg_calloc(N_PART + 1, sizeof *b.part_n);
-    parallel(t->n_threads, N_PART, 1, count_part, &b, sizeof(builder_t), builder_done);
+    sg_parallel_for(t->n_threads, N_PART, 1, count_part, &b, sizeof(builder_t), builder_done);
     uint64_t n = 0;
     for (int q = 0; q <= N_PART; q++) {
         uint64_t c = q < N_PART ? b.part_n[q] : 0;
@@ -1196,7 +1151,7 @@ static int filter(table_t *t, uint32_t min)
     kt->key = big_alloc((n + 1) * sizeof *kt->key);
     kt->count = big_alloc(n + 1);
     kt->off = big_alloc(((1ull << kt->bits) + 1) * sizeof *kt->off);
-    parallel(t->n_threads, N_PART, 1, build_part, &b, sizeof(builder_t), builder_done);
+    sg_parallel_for(t->n_threads, N_PART, 1, build_part, &b, sizeof(builder_t), builder_done);
     kt->off[1ull << kt->bits] = (uint32_t)n;
     if (kt->n_big) qsort(kt->big, kt->n_big, sizeof *kt->big, cmp_big);
     memcpy(t->hist, b.hist, sizeof t->hist);
@@ -1574,14 +1529,14 @@ static int unitigs(table_t *t, sg_graph_t *g)
     dbg_t d = {.kt = kt, .k = k};
     d.v = big_alloc((kt->n + 1) * sizeof *d.v);
     const uint64_t groups = (kt->n + GROUP - 1) / GROUP;
-    parallel(t->n_threads, groups, GRAIN / GROUP, nb_group, &d, 0, NULL);
-    parallel(t->n_threads, groups, GRAIN / GROUP, prune_group, &d, 0, NULL);
+    sg_parallel_for(t->n_threads, groups, GRAIN / GROUP, nb_group, &d, 0, NULL);
+    sg_parallel_for(t->n_threads, groups, GRAIN / GROUP, prune_group, &d, 0, NULL);
 
     /* the paths, each walked from an end, on all threads; then what no
      * path reached, in branch-free cycles: each walked from its first k-mer
      * found until it is back there */
     walks_t ws = {.d = &d};
-    parallel(t->n_threads, kt->n, GRAIN, path_slot, &ws, sizeof(walker_t), gather_walks);
+    sg_parallel_for(t->n_threads, kt->n, GRAIN, path_slot, &ws, sizeof(walker_t), gather_walks);
     walker_t cyc = {0};
     for (uint64_t s = 0; s < kt->n; s++) {
         if (d.v[s].uid != NO_UNITIG) continue;
@@ -1629,18 +1584,18 @@ static int unitigs(table_t *t, sg_graph_t *g)
     c.seq_off[0] = 0;
     for (uint64_t i = 0; i < n_unitig; i++) c.seq_off[i + 1] = c.seq_off[i] + ws.w[sorted[i].v].n_k + k - 1;
     c.out = sg_malloc(c.seq_off[n_unitig] + 1);
-    parallel(t->n_threads, n_unitig, 64, canon_unitig, &c, 0, NULL);
+    sg_parallel_for(t->n_threads, n_unitig, 64, canon_unitig, &c, 0, NULL);
     /* the start slot of each walk kept names it (its links are not needed again) */
     for (uint64_t u = 0; u < n_unitig; u++) d.v[ws.w[u].start >> 1].link[0] = (uint32_t)u;
     renumber_t rn = {&d, c.new_id};
-    parallel(t->n_threads, kt->n, GRAIN, renumber_slot, &rn, 0, NULL);
+    sg_parallel_for(t->n_threads, kt->n, GRAIN, renumber_slot, &rn, 0, NULL);
     for (int i = 0; i < ws.n_bufs; i++) free(ws.bufs[i]);
     free(ws.bufs);
     free(ws.w);
     free(sorted);
 
     links_t l = {.d = &d, .c = &c};
-    parallel(t->n_threads, n_unitig, 64, links_of, &l, sizeof(edge_list_t), gather_links);
+    sg_parallel_for(t->n_threads, n_unitig, 64, links_of, &l, sizeof(edge_list_t), gather_links);
     memset(g, 0, sizeof *g);
     g->oriented = 1;
     g->k = k;
@@ -1775,7 +1730,7 @@ static int kt_take(sg_kmer_table_t *kt, uint32_t min, sg_kmer_counts_t *out)
     take_t tk = {.t = t, .min = min};
     tk.got = sg_calloc(N_PART, sizeof *tk.got);
     tk.n_got = sg_calloc(N_PART, sizeof *tk.n_got);
-    parallel(t->n_threads, N_PART, 1, take_part, &tk, sizeof(builder_t), take_done);
+    sg_parallel_for(t->n_threads, N_PART, 1, take_part, &tk, sizeof(builder_t), take_done);
     pool_release(&t->pool);
     merge_runs(tk.got, tk.n_got, t->k, out);
     for (int q = 0; q < N_PART; q++) free(tk.got[q]);

@@ -53,71 +53,6 @@ void sg_ovl_opts_default(sg_ovl_opts_t *o, int n_threads, uint32_t min_overlap)
                          .min_overlap = min_overlap, .max_occ = 0, .rep_partners = 16};
 }
 
-/* ---- a parallel loop over numbered items, on the pipeline ---- */
-
-typedef struct {
-    size_t n, next;
-    int stop; /* set by collect: the loop ends after the items in flight (and goes on from next when run again) */
-    int (*work)(void *ctx, size_t i, void **out); /* any thread, any order */
-    int (*collect)(void *ctx, size_t i, void *out); /* in order of i, one at a time; or NULL */
-    void (*free_out)(void *out);
-    void *ctx;
-} pfor_t;
-
-typedef struct {
-    size_t i;
-    void *out;
-} pitem_t;
-
-static int pfor_source(void *vctx, void *item, sg_emit_t *emit)
-{
-    (void)item;
-    pfor_t *pf = vctx;
-    if (pf->next == pf->n || __atomic_load_n(&pf->stop, __ATOMIC_RELAXED)) return 0;
-    pitem_t *it = sg_calloc(1, sizeof *it);
-    it->i = pf->next++;
-    sg_emit(emit, it);
-    return pf->next < pf->n && !__atomic_load_n(&pf->stop, __ATOMIC_RELAXED);
-}
-
-static int pfor_work(void *vctx, void *item, sg_emit_t *emit)
-{
-    (void)emit;
-    pfor_t *pf = vctx;
-    pitem_t *it = item;
-    return pf->work(pf->ctx, it->i, &it->out);
-}
-
-static int pfor_collect(void *vctx, void *item, sg_emit_t *emit)
-{
-    pfor_t *pf = vctx;
-    pitem_t *it = item;
-    if (!it) return 0;
-    int r = pf->collect(pf->ctx, it->i, it->out);
-    sg_emit(emit, it); /* freed as it leaves */
-    return r;
-}
-
-static void pfor_free(void *vctx, void *item)
-{
-    pfor_t *pf = vctx;
-    pitem_t *it = item;
-    if (it->out && pf->free_out) pf->free_out(it->out);
-    free(it);
-}
-
-static int parallel_for(pfor_t *pf, int n_threads)
-{
-    if (pf->next == pf->n) return 0;
-    const sg_step_t steps[] = {
-        {"items", pfor_source, 1, 0},
-        {"work", pfor_work, 0, 0},
-        {"collect", pfor_collect, 1, 0},
-    };
-    sg_pipeline_opts_t po = {.n_threads = n_threads, .max_items = 4 * n_threads + 4, .free_item = pfor_free};
-    return sg_pipeline_run(steps, pf->collect ? 3 : 2, pf, &po);
-}
-
 /* ---- the index ---- */
 
 #define PART_BITS SG_OVL_PART_BITS
@@ -967,7 +902,7 @@ typedef struct rep_store {
     uint32_t pending;
     size_t blk_pending;
     uint64_t pending_hits, budget;
-    pfor_t pf;                    /* the loop over blocks, stopped when the pending hits pass REP_HIT_BUDGET */
+    sg_pfor_t pf;                    /* the loop over blocks, stopped when the pending hits pass REP_HIT_BUDGET */
 } rep_store_t;
 
 /* The repeat reads' hits held on the host at once, about (the blocks in
@@ -1100,13 +1035,13 @@ static int repeat_hits(ctx_t *cx, int nt)
     double t0 = sg_realtime();
     if (!cx->reps) {
         cx->reps = sg_calloc(1, sizeof *cx->reps);
-        cx->reps->pf = (pfor_t){.n = cx->n_block, .work = rep_block, .collect = rep_collect, .free_out = rep_free_out,
+        cx->reps->pf = (sg_pfor_t){.n = cx->n_block, .work = rep_block, .collect = rep_collect, .free_out = rep_free_out,
                                 .ctx = cx};
         cx->reps->budget = sg_chain_batch_env(REP_HIT_BUDGET); /* the tests make many turns so */
     }
     cx->reps->pf.stop = 0;
     cx->st->repeat_turns++;
-    int r = parallel_for(&cx->reps->pf, nt);
+    int r = sg_parallel_map(&cx->reps->pf, nt);
     cx->st->repeat_hits_s += sg_realtime() - t0;
     return r;
 }
@@ -1287,15 +1222,15 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
             on_device = rd == 0;
             if (rd < 0) r = device_failed(cx, &dc, o, rd, why, err, errsz);
         }
-        pfor_t parts = {.n = N_PART, .work = device_part, .ctx = cx};
-        if (r == 0) r = parallel_for(&parts, nt);
+        sg_pfor_t parts = {.n = N_PART, .work = device_part, .ctx = cx};
+        if (r == 0) r = sg_parallel_map(&parts, nt);
         free(cx->dev_rec);
         cx->dev_rec = NULL;
     } else {
-        pfor_t collect = {.n = cx->n_block, .work = collect_block, .collect = append_block, .free_out = free_block_recs, .ctx = cx};
-        r = parallel_for(&collect, nt);
-        pfor_t sort = {.n = N_PART, .work = sort_part, .ctx = cx};
-        if (r == 0) r = parallel_for(&sort, nt);
+        sg_pfor_t collect = {.n = cx->n_block, .work = collect_block, .collect = append_block, .free_out = free_block_recs, .ctx = cx};
+        r = sg_parallel_map(&collect, nt);
+        sg_pfor_t sort = {.n = N_PART, .work = sort_part, .ctx = cx};
+        if (r == 0) r = sg_parallel_map(&sort, nt);
     }
     if (r == 0) {
         for (int p = 0; p < N_PART; p++) {
@@ -1322,10 +1257,10 @@ int sg_overlaps_find(const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_overlap_
                                                 : dev_chain_join(cx, &dc, why, sizeof why);
         if (r == 0 && rd < 0) r = device_failed(cx, &dc, o, rd, why, err, errsz);
     }
-    pfor_t query = {.n = cx->n_block, .work = query_block, .collect = emit_block, .free_out = free_block_ovl, .ctx = cx};
+    sg_pfor_t query = {.n = cx->n_block, .work = query_block, .collect = emit_block, .free_out = free_block_ovl, .ctx = cx};
     double t1 = sg_realtime();
     sg_progress_stage_bases(cx->dev_first ? "overlaps from the device's chains" : "overlapping", bases);
-    if (r == 0) r = parallel_for(&query, nt);
+    if (r == 0) r = sg_parallel_map(&query, nt);
     st->emit_s = sg_realtime() - t1;
     st->overlap_s = sg_realtime() - t0;
     for (int p = 0; p < N_PART; p++) {
