@@ -203,3 +203,26 @@ void sg_cuda_versions(char *out, size_t n)
     if (drv) snprintf(out + k, n - k, "%d.%d", drv / 1000, drv % 1000 / 10);
     else snprintf(out + k, n - k, "none found");
 }
+
+static void *warm_main(void *arg)
+{
+    sg_cuda_warm_t *w = arg;
+    char err[256];
+    int local;
+    if (sg_cuda_check_device(w->id, &local, err, sizeof err) == 0 && cudaSetDevice(local) == cudaSuccess)
+        cudaFree(NULL);
+    cudaGetLastError(); /* a failure here is met again, and reported, by the stage */
+    return NULL;
+}
+
+void sg_cuda_warm_start(sg_cuda_warm_t *w, int id)
+{
+    w->id = id;
+    w->started = pthread_create(&w->thread, NULL, warm_main, w) == 0;
+}
+
+void sg_cuda_warm_join(sg_cuda_warm_t *w)
+{
+    if (w->started) pthread_join(w->thread, NULL);
+    w->started = 0;
+}

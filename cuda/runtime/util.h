@@ -3,6 +3,7 @@
 #ifndef SG_CUDA_UTIL_H
 #define SG_CUDA_UTIL_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include <cuda_runtime_api.h>
@@ -89,6 +90,21 @@ void sg_cuda_versions(char *out, size_t n);
  * @return 0, or SG_ERR_INPUT when it is not a size (reason in err)
  */
 int sg_cuda_mem_limit(size_t *limit, char *err, size_t errsz);
+
+/*
+ * The CUDA context of a device, made on a thread of its own while the host
+ * reads the input (a context costs 0.1-0.3 s). A failure there is not
+ * reported: the stage's own sg_cuda_open_device() meets it again and says
+ * it. sg_cuda_warm_join() before that call, and before the stage is freed;
+ * joining twice, or a warm-up that never started, is harmless.
+ */
+typedef struct {
+    pthread_t thread;
+    int id, started;
+} sg_cuda_warm_t;
+
+void sg_cuda_warm_start(sg_cuda_warm_t *w, int id);
+void sg_cuda_warm_join(sg_cuda_warm_t *w);
 
 #ifdef __cplusplus
 }

@@ -178,8 +178,7 @@ struct Seconds {
 
 struct Index : DevMem {
     int id, local;
-    pthread_t warm_thread;
-    int warm_started;
+    sg_cuda_warm_t warm; // the CUDA context, made while the input is read
     char device[128];
     Seconds sec;
     uint64_t reads, sketched, kept;
@@ -189,16 +188,10 @@ struct Index : DevMem {
     ChainState *cs; // from chain_plan to chain
     int hits_calls; // of chain_hits since the build
 
-    void warm_join()
-    {
-        if (warm_started) pthread_join(warm_thread, NULL);
-        warm_started = 0;
-    }
-
     int open()
     {
         double t0 = sg_realtime();
-        warm_join();
+        sg_cuda_warm_join(&warm);
         struct cudaDeviceProp prop;
         SG_TRY(sg_cuda_open_device(id, &local, &prop, err, errsz));
         CK(cudaFree(NULL), "creating the CUDA context");
@@ -377,17 +370,6 @@ struct Index : DevMem {
     }
 };
 
-void *warm_main(void *arg)
-{
-    Index *x = (Index *)arg;
-    char err[256];
-    int local;
-    if (sg_cuda_check_device(x->id, &local, err, sizeof err) == 0 && cudaSetDevice(local) == cudaSuccess)
-        cudaFree(NULL);
-    cudaGetLastError(); // a failure here is found again, and reported, by the build
-    return NULL;
-}
-
 int x_build(sg_mindex_t *mx, const sg_readset_t *rs, const sg_ovl_opts_t *o, sg_mrec_t **out,
             size_t part[SG_OVL_PARTS + 1], uint64_t *sketched, char *err, size_t errsz)
 {
@@ -525,7 +507,7 @@ void x_stats(const sg_mindex_t *mx, FILE *fp)
 void x_free(sg_mindex_t *mx)
 {
     Index *x = (Index *)mx->priv;
-    x->warm_join();
+    sg_cuda_warm_join(&x->warm);
     sg_chain_state_free(x->cs);
     x->release();
     free(x);
@@ -543,7 +525,7 @@ extern "C" int sg_mindex_cuda(const sg_graph_opts_t *o, sg_mindex_t **out, char 
     Index *x = (Index *)sg_calloc(1, sizeof *x);
     x->id = id;
     // the CUDA context is made on a thread of its own while the reads are read
-    x->warm_started = pthread_create(&x->warm_thread, NULL, warm_main, x) == 0;
+    sg_cuda_warm_start(&x->warm, x->id);
     sg_mindex_t *mx = (sg_mindex_t *)sg_calloc(1, sizeof *mx);
     mx->name = "cuda";
     mx->build = x_build;

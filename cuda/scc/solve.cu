@@ -684,8 +684,7 @@ struct Solver {
     void *temp;    // CUB's scratch, kept and grown
     size_t temp_cap;
     Stats stats;
-    pthread_t warm_thread; // creates the CUDA context while the graph is read or built
-    int warm_started;
+    sg_cuda_warm_t warm; // the CUDA context, made while the input is read
 
     int dev_alloc(void *p, size_t bytes, const char *what)
     {
@@ -889,15 +888,9 @@ struct Solver {
 
     // ---- set-up: device, contraction, reverse CSR ----
 
-    void warm_join()
-    {
-        if (warm_started) pthread_join(warm_thread, NULL);
-        warm_started = 0;
-    }
-
     int pick_device()
     {
-        warm_join();
+        sg_cuda_warm_join(&warm);
         struct cudaDeviceProp prop;
         SG_TRY(sg_cuda_open_device(id, &local, &prop, err, errsz));
         CK(cudaFree(NULL), "creating the CUDA context");
@@ -1139,17 +1132,6 @@ struct Solver {
 
 // The CUDA context takes ~0.3 s to create: the solver creates it on a thread
 // of its own from the start, while the graph is read or built.
-void *warm_main(void *arg)
-{
-    Solver *v = (Solver *)arg;
-    char err[256];
-    int local;
-    if (sg_cuda_check_device(v->id, &local, err, sizeof err) == 0 && cudaSetDevice(local) == cudaSuccess)
-        cudaFree(NULL);
-    cudaGetLastError(); // a failure here is found again, and reported, by the solve
-    return NULL;
-}
-
 int c_solve(sg_scc_solver_t *ss, const sg_graph_t *g, uint32_t *comp, uint32_t *n_comp)
 {
     Solver *v = (Solver *)ss->priv;
@@ -1206,7 +1188,7 @@ void c_stats(const sg_scc_solver_t *ss, FILE *fp)
 void c_free(sg_scc_solver_t *ss)
 {
     Solver *v = (Solver *)ss->priv;
-    v->warm_join();
+    sg_cuda_warm_join(&v->warm);
     free(v);
     free(ss);
 }
@@ -1229,7 +1211,7 @@ extern "C" int sg_scc_solver_cuda(const sg_scc_opts_t *o, sg_scc_solver_t **out,
     v->threads = o->n_threads;
     v->err = ss->err;
     v->errsz = sizeof ss->err;
-    v->warm_started = pthread_create(&v->warm_thread, NULL, warm_main, v) == 0;
+    sg_cuda_warm_start(&v->warm, v->id);
     ss->name = "cuda";
     ss->solve = c_solve;
     ss->stats = c_stats;
