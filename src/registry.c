@@ -159,17 +159,21 @@ void sg_scc_plan(double vertices, sg_backend_estimate_t *e)
 
 /* scc's de Bruijn graph, fitted to recorded runs. The cpu: thread-seconds
  * per 1e9 bases of reads (binning, counting the bins, the threshold) and
- * per k-mer kept (the compaction), on the 2-core VM: 1 M reads of 150 bp
- * (0.156 Gb of bases), 2 threads, 3.0 s of CPU for the repeats and 5.3 s
- * with -c 5, 4.9 M k-mers kept (docs/benchmarks.md). The device: a whole
+ * per k-mer kept (the compaction), on the H200 host with 16 threads
+ * (bench/results/h200-2026-12-02-round-scc.md): 10 M reads of 150 bp (the
+ * planner's 1.6e9 bases), 4.62 s for the repeats and 6.21 s with -c 5,
+ * 53 M k-mers kept by the estimate below. (The 2-core VM's threads did 2.4
+ * times the work each, 19 thread-s per 1e9 bases: per-thread speed falls
+ * as threads share the memory; hosts with a GPU are the ones that ask, so
+ * the fit is theirs.) The device: a whole
  * run of 2 M and 10 M reads on the H200 host with 16 threads, 1.19 and
- * 2.72 s (bench/results/h200-2026-11-29-scc.md): beyond the start, 0.42 s
+ * 2.72 s (bench/results/h200-2026-11-29-scc.md; 2.84 s again on 2026-12-02): beyond the start, 0.42 s
  * (the table's buffers), and per 1e9 bases 0.12 s on the device (copies,
  * sorts, merges: its --stats) and the rest, 18.5 thread-s, on the host
  * (reading, parsing, filling the pinned batches). The kept k-mers a run
  * with -c expects: the bases over a coverage of 30 (the solid graph of a
  * genome read at 30x; 49.4 M kept of 1.5 Gb there). */
-#define DBG_CPU_COUNT 19.0
+#define DBG_CPU_COUNT 46.2
 #define DBG_CPU_KEPT 0.47e-6
 #define DBG_GPU_FIXED 0.42
 #define DBG_GPU_DEVICE 0.12
