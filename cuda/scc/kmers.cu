@@ -955,11 +955,10 @@ struct Table {
         sg_graph_set_edges(g, &none, 0);
     }
 
-    template <typename K> int compact(sg_graph_t *g)
+    // Whether the compaction of n kept k-mers fits this device: its node
+    // limit and its largest step's memory.
+    int compact_fits(uint64_t n)
     {
-        const uint64_t n = n_tab;
-        const K *keys = (const K *)tab_k;
-        cudaStream_t s = stream;
         if (n >= kMaxNodes) {
             snprintf(err, errsz,
                      "%llu kept k-mers: the GPU compaction takes fewer than %llu; raise the threshold or use the cpu "
@@ -978,6 +977,30 @@ struct Table {
                      (unsigned long long)n, (unsigned long long)(need >> 20), free_b >> 20);
             return SG_ERR_DEVICE;
         }
+        return 0;
+    }
+
+    // g as the nu unitigs: koff (g->seq_off already) from k-mer offsets to
+    // sequence offsets, each unitig's k-mers, and the n_edges links e (freed).
+    void unitig_graph(sg_graph_t *g, uint64_t nu, uint64_t *koff, sg_edge_t *e, uint64_t n_edges)
+    {
+        g->oriented = 1;
+        g->k = k;
+        g->n = (uint32_t)nu;
+        g->n_vert = 2 * g->n;
+        g->kmers = (uint64_t *)sg_malloc((nu + 1) * sizeof *g->kmers);
+        for (uint64_t u = 0; u < nu; u++) g->kmers[u] = koff[u + 1] - koff[u];
+        for (uint64_t u = 0; u <= nu; u++) koff[u] += u * (k - 1);
+        sg_graph_set_edges(g, e, n_edges);
+        free(e);
+    }
+
+    template <typename K> int compact(sg_graph_t *g)
+    {
+        const uint64_t n = n_tab;
+        const K *keys = (const K *)tab_k;
+        cudaStream_t s = stream;
+        SG_TRY(compact_fits(n));
         if (!n) { // nothing kept
             empty_graph(g);
             return 0;
@@ -1112,15 +1135,7 @@ struct Table {
             CK(ce, "copying unitig links");
         }
 
-        g->oriented = 1;
-        g->k = k;
-        g->n = (uint32_t)nu;
-        g->n_vert = 2 * g->n;
-        g->kmers = (uint64_t *)sg_malloc((nu + 1) * sizeof *g->kmers);
-        for (uint64_t u = 0; u < nu; u++) g->kmers[u] = koff[u + 1] - koff[u];
-        for (uint64_t u = 0; u <= nu; u++) koff[u] += u * (k - 1);
-        sg_graph_set_edges(g, e, n_edges);
-        free(e);
+        unitig_graph(g, nu, koff, e, n_edges);
         return 0;
     }
 

@@ -214,18 +214,8 @@ struct Index : DevMem {
         SG_TRY(open());
         double t0 = sg_realtime();
         SG_TRY(check_memory(bases + bases / 4 + 32 * (size_t)n + st.n_amb * sizeof *st.amb, "unpacking the reads"));
-        uint32_t *h_rid = (uint32_t *)sg_malloc(((size_t)n + 1) * 3 * sizeof *h_rid), *h_len = h_rid + n + 1,
-                 *h_order = h_len + n + 1;
-        uint64_t *h_base = (uint64_t *)sg_malloc(((size_t)n + 1) * sizeof *h_base);
-        for (uint32_t i = 0, j = 0; i < n_all; i++)
-            if (sg_readset_stored(rs, i)) {
-                h_rid[j] = i;
-                h_len[j] = st.len[i];
-                h_base[j] = st.base[i];
-                h_order[j] = j;
-                j++;
-            }
-        order_by_length(h_order, h_len, n);
+        uint64_t *h_base;
+        uint32_t *h_rid = host_reads(rs, st, n_all, n, &h_base);
         uint8_t *d_packed, *d_codes;
         sg_readset_amb_t *d_amb;
         uint32_t *d_rid;
@@ -350,6 +340,29 @@ struct Index : DevMem {
         for (int p = 0; p <= SG_OVL_PARTS; p++) part[p] = (size_t)h_part[p];
         sec.download = sg_realtime() - t0;
         return 0;
+    }
+
+    // The n stored reads of the n_all on the host, as the sketch kernels take
+    // them: their numbers rid[0, n), lengths rid[n + 1, 2n + 1) and the order
+    // they are sketched in rid[2n + 2, 3n + 2), longest first; their places
+    // in *base (n + 1 of them). Both arrays the caller's to free.
+    static uint32_t *host_reads(const sg_readset_t *rs, const sg_readset_stream_t &st, uint32_t n_all, uint32_t n,
+                                uint64_t **base)
+    {
+        uint32_t *h_rid = (uint32_t *)sg_malloc(((size_t)n + 1) * 3 * sizeof *h_rid), *h_len = h_rid + n + 1,
+                 *h_order = h_len + n + 1;
+        uint64_t *h_base = (uint64_t *)sg_malloc(((size_t)n + 1) * sizeof *h_base);
+        for (uint32_t i = 0, j = 0; i < n_all; i++)
+            if (sg_readset_stored(rs, i)) {
+                h_rid[j] = i;
+                h_len[j] = st.len[i];
+                h_base[j] = st.base[i];
+                h_order[j] = j;
+                j++;
+            }
+        order_by_length(h_order, h_len, n);
+        *base = h_base;
+        return h_rid;
     }
 
     // Reads by the bit width of their length, the longest first: a warp's reads end at about the same time.
