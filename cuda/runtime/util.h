@@ -1,5 +1,5 @@
-/* What the CUDA parts share: choosing, finding and opening devices, and
- * the checking of every CUDA call. C, and C++ for the drivers in .cu files. */
+/* What the CUDA parts share: choosing, finding and opening devices, the
+ * checking of every CUDA call, and the warm-up of a device's context. C, and C++ for the drivers in .cu files. */
 #ifndef SG_CUDA_UTIL_H
 #define SG_CUDA_UTIL_H
 
@@ -91,12 +91,15 @@ void sg_cuda_versions(char *out, size_t n);
  */
 int sg_cuda_mem_limit(size_t *limit, char *err, size_t errsz);
 
-/*
+/**
  * The CUDA context of a device, made on a thread of its own while the host
- * reads the input (a context costs 0.1-0.3 s). A failure there is not
- * reported: the stage's own sg_cuda_open_device() meets it again and says
- * it. sg_cuda_warm_join() before that call, and before the stage is freed;
- * joining twice, or a warm-up that never started, is harmless.
+ * reads the input (a context costs 0.1-0.3 s): the warm-up scc's CUDA
+ * stages share (find's set-up thread does more: it opens the devices and
+ * their buffers). A failure there is not reported: the stage's own
+ * sg_cuda_open_device() meets it again and says it. Start once per join;
+ * sg_cuda_warm_join() before that call, and before the stage is freed;
+ * joining twice, or a warm-up that never started (a zeroed sg_cuda_warm_t
+ * counts as not started), is harmless.
  */
 typedef struct {
     pthread_t thread;

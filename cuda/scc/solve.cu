@@ -1130,8 +1130,6 @@ struct Solver {
 #undef LAUNCH
 #undef CK
 
-// The CUDA context takes ~0.3 s to create: the solver creates it on a thread
-// of its own from the start, while the graph is read or built.
 int c_solve(sg_scc_solver_t *ss, const sg_graph_t *g, uint32_t *comp, uint32_t *n_comp)
 {
     Solver *v = (Solver *)ss->priv;
@@ -1211,6 +1209,7 @@ extern "C" int sg_scc_solver_cuda(const sg_scc_opts_t *o, sg_scc_solver_t **out,
     v->threads = o->n_threads;
     v->err = ss->err;
     v->errsz = sizeof ss->err;
+    // the CUDA context (~0.3 s) made on a thread of its own while the graph is read or built
     sg_cuda_warm_start(&v->warm, v->id);
     ss->name = "cuda";
     ss->solve = c_solve;

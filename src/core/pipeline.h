@@ -43,7 +43,6 @@ typedef struct {
 int sg_pipeline_run(const sg_step_t *steps, int n_steps, void *ctx, const sg_pipeline_opts_t *opt)
     __attribute__((warn_unused_result));
 
-
 /* ---- loops on the workers (kt_for's place beside kt_pipeline) ---- */
 
 /**
@@ -60,17 +59,20 @@ void sg_parallel_for(int n_threads, uint64_t n, uint64_t grain, void (*fn)(void 
  * order of i. */
 typedef struct {
     size_t n, next;
-    int stop; /* set by collect: the loop ends after the items in flight (and goes on from next when run again) */
+    int stop; /* set by collect (__atomic_store_n): the loop ends after the items in flight; clear it to run again */
     int (*work)(void *ctx, size_t i, void **out);   /* any thread, any order */
     int (*collect)(void *ctx, size_t i, void *out); /* in order of i, one at a time; or NULL */
-    void (*free_out)(void *out);                    /* an out that collect did not take, or every out without collect */
+    void (*free_out)(void *out); /* every non-NULL out as its item leaves (after collect, or dropped on an error):
+                                    an out collect keeps must be marked so that free_out spares it */
     void *ctx;
 } sg_pfor_t;
 
 /**
  * Run items pf->next .. pf->n - 1 of pf on n_threads workers (pf->next
- * advances; a loop stopped by collect can be run again).
- * @return 0, or the first negative code work or collect returned.
+ * advances; a loop stopped by collect runs on from there once pf->stop is
+ * cleared).
+ * @return 0, or the first negative code work or collect returned
+ * (SG_ERR_SYSTEM when no worker thread starts).
  */
 int sg_parallel_map(sg_pfor_t *pf, int n_threads) __attribute__((warn_unused_result));
 

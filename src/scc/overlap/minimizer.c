@@ -902,7 +902,7 @@ typedef struct rep_store {
     uint32_t pending;
     size_t blk_pending;
     uint64_t pending_hits, budget;
-    sg_pfor_t pf;                    /* the loop over blocks, stopped when the pending hits pass REP_HIT_BUDGET */
+    sg_pfor_t pf;                 /* the loop over blocks, stopped when the pending hits pass REP_HIT_BUDGET */
 } rep_store_t;
 
 /* The repeat reads' hits held on the host at once, about (the blocks in
@@ -1035,8 +1035,8 @@ static int repeat_hits(ctx_t *cx, int nt)
     double t0 = sg_realtime();
     if (!cx->reps) {
         cx->reps = sg_calloc(1, sizeof *cx->reps);
-        cx->reps->pf = (sg_pfor_t){.n = cx->n_block, .work = rep_block, .collect = rep_collect, .free_out = rep_free_out,
-                                .ctx = cx};
+        cx->reps->pf = (sg_pfor_t){.n = cx->n_block, .work = rep_block, .collect = rep_collect,
+                                   .free_out = rep_free_out, .ctx = cx};
         cx->reps->budget = sg_chain_batch_env(REP_HIT_BUDGET); /* the tests make many turns so */
     }
     cx->reps->pf.stop = 0;
