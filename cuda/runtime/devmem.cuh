@@ -1,10 +1,15 @@
-// The device memory of one run of the overlapper's stages on a CUDA device
-// (cuda/scc/sketch.cu: the minimizer index; cuda/scc/chain.cu: the chains): every
-// buffer is counted (the peak goes to --stats), checked against the free
-// memory (or SEQGPU_CUDA_MEM_LIMIT) before large steps, and freed by
-// release(); a failure leaves its reason in err.
-#ifndef SG_SCC_DEVMEM_CUH
-#define SG_SCC_DEVMEM_CUH
+// The device memory of one stage's run on a CUDA device, the one accountant
+// of every CUDA stage of scc (cuda/scc/sketch.cu and chain.cu: the overlap
+// index and its chains; kmers.cu: the k-mer table; solve.cu: the SCC
+// solver): every buffer is counted (the peak goes to --stats), freed by
+// pointer or all at once by release(), and checked against the free memory
+// (or SEQGPU_CUDA_MEM_LIMIT) before large steps; CUB's scratch is either
+// the call's own (run_cub) or kept and grown (run_cub_kept), for stages
+// that call CUB often. A failure leaves its reason in err, in the words
+// the owner gave: holds() says what the device holds, of what the run
+// works on, advice what to do.
+#ifndef SG_CUDA_DEVMEM_CUH
+#define SG_CUDA_DEVMEM_CUH
 
 #include <stdint.h>
 #include <stdio.h>
@@ -29,23 +34,33 @@ struct DevMem {
     char err[512];
     static constexpr size_t errsz = sizeof err;
     size_t dev_bytes = 0, dev_peak = 0;
-    uint64_t bases = 0; // of the reads: the error messages name it
+    // the owner's words for an out-of-memory message: what the device holds
+    // ("the table holds 9 k-mers"; NULL: nothing said), of what the run
+    // works on ("120 bases of reads", for check_memory) and what to do
+    // (NULL: the cpu backend or a larger device)
+    void (*holds)(const DevMem *m, char *out, size_t n) = nullptr;
+    char of[96] = "";
+    const char *advice = nullptr;
 
     struct Buf {
         void *p;
         size_t n;
     } buf[64];
     int n_buf = 0;
+    void *scratch = nullptr; // CUB's, kept and grown by run_cub_kept
+    size_t scratch_cap = 0;
 
     int dev_alloc(void **p, size_t n, const char *what)
     {
-        char holds[96];
-        snprintf(holds, sizeof holds, "the overlaps of %llu bases of reads", (unsigned long long)bases);
+        char said[160] = "";
+        if (holds) holds(this, said, sizeof said);
         if (n_buf == (int)(sizeof buf / sizeof *buf)) {
+            *p = NULL;
             snprintf(err, errsz, "internal error: too many device buffers (%s)", what);
             return SG_ERR_DEVICE;
         }
-        SG_TRY(sg_cuda_malloc(p, n, what, holds, "use the cpu backend or a larger device", err, errsz));
+        SG_TRY(sg_cuda_malloc(p, n, what, said, advice ? advice : "use the cpu backend or a larger device", err,
+                              errsz));
         buf[n_buf++] = Buf{*p, n};
         dev_bytes += n;
         if (dev_bytes > dev_peak) dev_peak = dev_bytes;
@@ -57,8 +72,14 @@ struct DevMem {
         return dev_alloc((void **)p, n * sizeof(T), what);
     }
 
+    // Frees p, one of this run's buffers (NULL or another pointer: nothing).
     void dev_free(const void *p)
     {
+        if (!p) return;
+        if (p == scratch) {
+            scratch = nullptr;
+            scratch_cap = 0;
+        }
         for (int i = 0; i < n_buf; i++)
             if (buf[i].p == p) {
                 cudaFree(buf[i].p);
@@ -89,16 +110,14 @@ struct DevMem {
         size_t free_b;
         SG_TRY(free_memory(&free_b));
         if (need > free_b) {
-            snprintf(err, errsz,
-                     "%s of %llu bases of reads needs about %.2f GB more device memory; %.2f GB are free; use the "
-                     "cpu backend or a larger device",
-                     what, (unsigned long long)bases, need / 1e9, free_b / 1e9);
+            snprintf(err, errsz, "%s of %s needs about %.2f GB more device memory; %.2f GB are free; %s", what, of,
+                     need / 1e9, free_b / 1e9, advice ? advice : "use the cpu backend or a larger device");
             return SG_ERR_DEVICE;
         }
         return 0;
     }
 
-    // A CUB call: its scratch size, the scratch, the call.
+    // A CUB call: its scratch size, the scratch, the call, the scratch freed.
     template <typename F> int run_cub(const char *what, F call)
     {
         size_t need = 0;
@@ -107,6 +126,30 @@ struct DevMem {
         SG_TRY(dev_alloc(&tmp, need, "CUB scratch"));
         SG_CUDA_CHECK(call(tmp, need), what);
         dev_free(tmp);
+        return 0;
+    }
+
+    // The kept scratch at least n bytes (with room to grow), its content not kept.
+    int ensure_scratch(size_t n)
+    {
+        n += n / 8 + 256;
+        if (scratch && scratch_cap >= n) return 0;
+        dev_free(scratch);
+        void *p;
+        SG_TRY(dev_alloc(&p, n, "CUB scratch"));
+        scratch = p;
+        scratch_cap = n;
+        return 0;
+    }
+
+    // A CUB call on the kept scratch, grown first when it is too small; the
+    // call may still run on its stream when this returns.
+    template <typename F> int run_cub_kept(const char *what, F call)
+    {
+        size_t need = 0;
+        SG_CUDA_CHECK(call(nullptr, need), what);
+        SG_TRY(ensure_scratch(need));
+        SG_CUDA_CHECK(call(scratch, scratch_cap), what);
         return 0;
     }
 

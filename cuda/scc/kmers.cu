@@ -27,6 +27,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "core/dna.h"
+#include "cuda/runtime/devmem.cuh"
 #include "cuda/runtime/util.h"
 #include "cuda/scc/backend.h"
 
@@ -42,14 +43,8 @@ typedef sg_kmer128_t u128;
 constexpr int kThreads = 256;
 constexpr uint32_t kNone = UINT32_MAX; // no node, no link
 
-// Blocks for a grid-stride loop over n items.
-unsigned grid(uint64_t n)
-{
-    uint64_t b = (n + kThreads - 1) / kThreads;
-    return (unsigned)(b < 1 ? 1 : b > (1u << 20) ? (1u << 20) : b);
-}
-
-#define FOR_EACH(i, n) for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < (n); i += (uint64_t)gridDim.x * blockDim.x)
+// Blocks for a grid-stride loop (FOR_EACH) over n items.
+unsigned grid(uint64_t n) { return sg_grid(n, kThreads); }
 
 // ---- device helpers ---------------------------------------------------------
 
@@ -390,7 +385,7 @@ enum { B_NB, B_PRED, B_HEAD, B_RANK, B_LOW, B_PTR2, B_RANK2, B_LOW2, B_CYCLE, B_
 // three times (extracted, the sort's other half, the runs) and run counts.
 uint64_t batch_bytes(uint64_t n, size_t kb) { return n * (1 + 3 * kb + 4); }
 
-struct Table {
+struct Table : DevMem {
     int k, wide, device; // device: as the user numbers it
     int local;           // the runtime's index of it
     size_t kb;           // bytes of a key
@@ -405,8 +400,6 @@ struct Table {
     size_t batch;
     int broken;     // under mu while adds run: a call failed, and every later one fails too
     int dev_broken; // under dev_mu: the same, seen before the device is taken again
-    char err[512];  // the reason of the failing CUDA call
-    static constexpr size_t errsz = sizeof err;
     char *why;      // the interface's err: the first failure, with the device
     size_t whysz;
 
@@ -420,13 +413,9 @@ struct Table {
     void *tab_k, *m_k;
     uint32_t *tab_c, *m_c;
     uint64_t n_tab, cap_tab, cap_m;
-    void *temp; // CUB's scratch, kept and grown
-    size_t temp_cap;
     void *buf_p[N_BUF]; // the compaction's buffers
-    size_t buf_n[N_BUF];
 
     uint64_t total, batches, bytes_in;
-    size_t dev_bytes, dev_peak;
     Seconds sec;
 
     // several devices: this table counts hash part `part` of n_parts; the
@@ -438,44 +427,10 @@ struct Table {
     int n_peer;
     int fail_device;  // the device whose call failed (-1: this one)
 
-    // Device memory, counted for the statistics; running out says how much was asked and what was free.
-    int dev_alloc(void **p, size_t n, const char *what)
+    // What an out-of-memory message says the device holds.
+    static void holds_of(const DevMem *m, char *out, size_t n)
     {
-        char holds[96];
-        snprintf(holds, sizeof holds, "the table holds %llu k-mers", (unsigned long long)n_tab);
-        SG_TRY(sg_cuda_malloc(p, n, what, holds, "use the cpu backend, a smaller input or a larger device", err, errsz));
-        dev_bytes += n;
-        if (dev_bytes > dev_peak) dev_peak = dev_bytes;
-        return 0;
-    }
-
-    void dev_free(void *p, size_t n)
-    {
-        if (!p) return;
-        cudaFree(p);
-        dev_bytes -= n;
-    }
-
-    // CUB's scratch at least n bytes, its content not kept.
-    int ensure_temp(size_t n)
-    {
-        n += n / 8 + 256;
-        if (temp && temp_cap >= n) return 0;
-        dev_free(temp, temp_cap);
-        temp_cap = 0;
-        SG_TRY(dev_alloc(&temp, n, "CUB scratch"));
-        temp_cap = n;
-        return 0;
-    }
-
-    // A CUB call (a lambda taking the scratch and its size): sized, the scratch grown, then run.
-    template <typename F> int run_cub(const char *what, F call)
-    {
-        size_t need = 0;
-        CK(call(nullptr, need), what);
-        SG_TRY(ensure_temp(need));
-        CK(call(temp, temp_cap), what);
-        return 0;
+        snprintf(out, n, "the table holds %llu k-mers", (unsigned long long)static_cast<const Table *>(m)->n_tab);
     }
 
     // The first n counters to the host; waits for the stream.
@@ -495,12 +450,11 @@ struct Table {
 
     void free_batch_buffers()
     {
-        size_t keys = batch * kb;
-        dev_free(d_text, batch);
-        dev_free(d_keys, keys);
-        dev_free(d_alt, keys);
-        dev_free(d_run_keys, keys);
-        dev_free(d_run_counts, batch * sizeof *d_run_counts);
+        dev_free(d_text);
+        dev_free(d_keys);
+        dev_free(d_alt);
+        dev_free(d_run_keys);
+        dev_free(d_run_counts);
         d_text = NULL;
         d_keys = d_alt = d_run_keys = NULL;
         d_run_counts = NULL;
@@ -514,8 +468,8 @@ struct Table {
     // ones freed first and their content not kept.
     int regrow(void **keys, uint32_t **counts, uint64_t *cap, uint64_t n, const char *what)
     {
-        dev_free(*keys, *cap * kb);
-        dev_free(*counts, *cap * 4);
+        dev_free(*keys);
+        dev_free(*counts);
         *keys = NULL;
         *counts = NULL;
         *cap = 0;
@@ -553,15 +507,15 @@ struct Table {
         size_t tb = 0, tb2 = 0;
         CK(merge(nullptr, tb), "sizing the merge");
         CK(sum(nullptr, tb2), "sizing the merge");
-        SG_TRY(ensure_temp(tb > tb2 ? tb : tb2));
-        CK(merge(temp, temp_cap), "merging k-mer counts");
+        SG_TRY(ensure_scratch(tb > tb2 ? tb : tb2));
+        CK(merge(scratch, scratch_cap), "merging k-mer counts");
         if (cap_tab < n) {
             // the merge has read the table: only now can it make room for the sums
             CK(cudaStreamSynchronize(stream), "merging k-mer counts");
             n_tab = 0; // until the sums below refill it
             SG_TRY(regrow(&tab_k, &tab_c, &cap_tab, grow, "the k-mer table"));
         }
-        CK(sum(temp, temp_cap), "merging k-mer counts");
+        CK(sum(scratch, scratch_cap), "merging k-mer counts");
         SG_TRY(read_counters(1));
         n_tab = h_n[0];
         return 0;
@@ -594,7 +548,7 @@ struct Table {
                 sec.extract_sort += sg_realtime() - t0;
                 return 0;
             }
-            SG_TRY(run_cub("selecting k-mers", [&](void *tmp, size_t &bytes) {
+            SG_TRY(run_cub_kept("selecting k-mers", [&](void *tmp, size_t &bytes) {
                 return cub::DeviceSelect::If(tmp, bytes, keys, alt, d_n + 2, (int64_t)n_keys,
                                              IsKmer<K>{sg_kmer_rc((K)0, k)}, stream);
             }));
@@ -602,7 +556,7 @@ struct Table {
             keys = alt;
             alt = x;
         }
-        SG_TRY(run_cub("sorting k-mers", [&](void *tmp, size_t &bytes) {
+        SG_TRY(run_cub_kept("sorting k-mers", [&](void *tmp, size_t &bytes) {
             return count_keys<K>(k, keys, alt, n_sort, (K *)d_run_keys, d_run_counts, d_n + 1, tmp, bytes, stream);
         }));
         SG_TRY(read_counters(2));
@@ -742,8 +696,8 @@ struct Table {
     {
         cudaSetDevice(local);
         free_batch_buffers();
-        dev_free(m_k, cap_m * kb);
-        dev_free(m_c, cap_m * 4);
+        dev_free(m_k);
+        dev_free(m_c);
         m_k = m_c = NULL;
         cap_m = 0;
     }
@@ -795,14 +749,14 @@ struct Table {
         if (r == 0) r = regrow(&k3, &c3, &cap3, n, "gathering the kept k-mers");
         if (r == 0) r = gather<K>((K *)k2, c2, (K *)k3, c3, n);
         // this table's old arrays, and the unsorted or sorted copy, go whatever happened
-        dev_free(tab_k, cap_tab * kb);
-        dev_free(tab_c, cap_tab * 4);
+        dev_free(tab_k);
+        dev_free(tab_c);
         tab_k = k2;
         tab_c = c2;
         cap_tab = cap2;
         n_tab = r == 0 ? n : 0;
-        dev_free(k3, cap3 * kb);
-        dev_free(c3, cap3 * 4);
+        dev_free(k3);
+        dev_free(c3);
         for (int i = 0; i < n_peer; i++) peer[i]->drop_table();
         sec.filter += sg_realtime() - t0;
         return r;
@@ -827,7 +781,7 @@ struct Table {
         if (!n) return 0;
         cub::DoubleBuffer<K> dk(keys2, keys);
         cub::DoubleBuffer<uint32_t> dv(counts2, counts);
-        SG_TRY(run_cub("sorting the kept k-mers", [&](void *tmp, size_t &bytes) {
+        SG_TRY(run_cub_kept("sorting the kept k-mers", [&](void *tmp, size_t &bytes) {
             return cub::DeviceRadixSort::SortPairs(tmp, bytes, dk, dv, n, 0, 2 * k, stream);
         }));
         if (dk.Current() != keys) {
@@ -848,8 +802,8 @@ struct Table {
     void drop_table()
     {
         cudaSetDevice(local);
-        dev_free(tab_k, cap_tab * kb);
-        dev_free(tab_c, cap_tab * 4);
+        dev_free(tab_k);
+        dev_free(tab_c);
         tab_k = NULL;
         tab_c = NULL;
         cap_tab = n_tab = 0;
@@ -861,7 +815,7 @@ struct Table {
         double t0 = sg_realtime();
         SG_TRY(dev_alloc(&d_hist, n * sizeof *hist, "the count histogram"));
         int r = histogram_into((unsigned long long *)d_hist, hist, n);
-        dev_free(d_hist, n * sizeof *hist);
+        dev_free(d_hist);
         sec.histogram += sg_realtime() - t0;
         return r;
     }
@@ -873,7 +827,7 @@ struct Table {
             // CUB's histogram of the clamped counts: 65537 bins of 200M counts took 3.0 ms on an H200,
             // where global atomics (the bins do not fit in shared memory) took 69 ms (bench/cub_histogram.cu)
             auto in = thrust::make_transform_iterator(tab_c, ClampCount{(uint32_t)n - 1});
-            SG_TRY(run_cub("the count histogram", [&](void *tmp, size_t &bytes) {
+            SG_TRY(run_cub_kept("the count histogram", [&](void *tmp, size_t &bytes) {
                 return cub::DeviceHistogram::HistogramEven(tmp, bytes, in, d_hist, n + 1, 0u, (uint32_t)n,
                                                            (int64_t)n_tab, stream);
             }));
@@ -891,13 +845,13 @@ struct Table {
         SG_TRY(dev_alloc(&k2, n_tab * kb, "the kept k-mers"));
         int r = dev_alloc((void **)&c2, n_tab * 4, "the kept k-mers");
         if (r < 0) {
-            dev_free(k2, n_tab * kb);
+            dev_free(k2);
             return r;
         }
         const K *keys = (const K *)tab_k;
         const uint32_t *counts = tab_c;
         const uint64_t n = n_tab;
-        r = run_cub("filtering k-mers", [&](void *tmp, size_t &bytes) {
+        r = run_cub_kept("filtering k-mers", [&](void *tmp, size_t &bytes) {
             // the keys, then the counts, each selected by the counts
             if (!tmp) {
                 size_t a = 0, b = 0;
@@ -916,8 +870,8 @@ struct Table {
         });
         if (r == 0) r = read_counters(1);
         // the old table goes whatever happened; the new one is the table from now on
-        dev_free(tab_k, cap_tab * kb);
-        dev_free(tab_c, cap_tab * 4);
+        dev_free(tab_k);
+        dev_free(tab_c);
         tab_k = k2;
         tab_c = c2;
         cap_tab = n_tab;
@@ -929,15 +883,13 @@ struct Table {
     int take(int id, size_t n, const char *what)
     {
         int r = dev_alloc(&buf_p[id], n, what);
-        buf_n[id] = r == 0 ? n : 0;
         return r;
     }
 
     void drop(int id)
     {
-        dev_free(buf_p[id], buf_n[id]);
+        dev_free(buf_p[id]);
         buf_p[id] = NULL;
-        buf_n[id] = 0;
     }
 
     template <typename T> T *at(int id) { return (T *)buf_p[id]; }
@@ -1044,7 +996,7 @@ struct Table {
         // the unitigs in the order of their first k-mers, then each k-mer's unitig
         SG_TRY(take(B_FIRST, n * 4, "unitig order"));
         uint32_t *first = at<uint32_t>(B_FIRST);
-        SG_TRY(run_cub("finding unitig starts", [&](void *tmp, size_t &bytes) {
+        SG_TRY(run_cub_kept("finding unitig starts", [&](void *tmp, size_t &bytes) {
             return cub::DeviceSelect::If(tmp, bytes, thrust::counting_iterator<uint32_t>(0), first, d_n, (int64_t)n,
                                          IsFirst{at<uint32_t>(B_POS)}, s);
         }));
@@ -1057,7 +1009,7 @@ struct Table {
         CK(cudaGetLastError(), "sorting unitigs");
         cub::DoubleBuffer<K> dk(at<K>(B_UKEYS), at<K>(B_UKEYS2));
         cub::DoubleBuffer<uint32_t> dv(first, at<uint32_t>(B_NODES2));
-        SG_TRY(run_cub("sorting unitigs", [&](void *tmp, size_t &bytes) {
+        SG_TRY(run_cub_kept("sorting unitigs", [&](void *tmp, size_t &bytes) {
             return cub::DeviceRadixSort::SortPairs(tmp, bytes, dk, dv, nu, 0, 2 * k, s);
         }));
         if (dv.Current() != first)
@@ -1071,7 +1023,7 @@ struct Table {
             k_number<<<grid(n), kThreads, 0, s>>>(n, at<uint32_t>(B_START), at<uint32_t>(B_NODES2), at<uint32_t>(B_UID));
             CK(cudaGetLastError(), "numbering unitigs");
         }
-        SG_TRY(run_cub("numbering unitigs", [&](void *tmp, size_t &bytes) {
+        SG_TRY(run_cub_kept("numbering unitigs", [&](void *tmp, size_t &bytes) {
             return cub::DeviceScan::ExclusiveSum(tmp, bytes, d_koff, d_koff, nu + 1, s);
         }));
         CK(cudaStreamSynchronize(s), "numbering unitigs");
@@ -1090,7 +1042,7 @@ struct Table {
         k_spell<K><<<grid(n), kThreads, 0, s>>>(keys, tab_c, n, k, at<uint32_t>(B_UID), at<uint32_t>(B_POS),
                                                 at<uint8_t>(B_ORIENT), d_koff, at<char>(B_SEQ), at<uint64_t>(B_PLACE));
         CK(cudaGetLastError(), "spelling unitigs");
-        SG_TRY(run_cub("spelling unitigs", [&](void *tmp, size_t &bytes) {
+        SG_TRY(run_cub_kept("spelling unitigs", [&](void *tmp, size_t &bytes) {
             return cub::DeviceSegmentedReduce::Sum(tmp, bytes, at<uint64_t>(B_PLACE), at<uint64_t>(B_SUMS),
                                                    (int64_t)nu, d_koff, d_koff + 1, s);
         }));
@@ -1120,7 +1072,7 @@ struct Table {
             CK(cudaGetLastError(), "linking unitigs");
         }
         // one slot per end and base, compacted in place
-        SG_TRY(run_cub("linking unitigs", [&](void *tmp, size_t &bytes) {
+        SG_TRY(run_cub_kept("linking unitigs", [&](void *tmp, size_t &bytes) {
             return cub::DeviceSelect::If(tmp, bytes, d_edges, d_n, (int64_t)(8 * nu), IsEdge{}, s);
         }));
         SG_TRY(read_counters(1));
@@ -1169,7 +1121,6 @@ struct Table {
         memset(g, 0, sizeof *g);
         CK(cudaSetDevice(local), "cudaSetDevice");
         memset(buf_p, 0, sizeof buf_p);
-        memset(buf_n, 0, sizeof buf_n);
         int r = wide ? compact<u128>(g) : compact<uint64_t>(g);
         for (int id = 0; id < N_BUF; id++) drop(id);
         if (r < 0) sg_graph_free(g);
@@ -1214,12 +1165,7 @@ struct Table {
         n_peer = 0;
         cudaSetDevice(local);
         free_batch_buffers();
-        dev_free(tab_k, cap_tab * kb);
-        dev_free(tab_c, cap_tab * 4);
-        dev_free(m_k, cap_m * kb);
-        dev_free(m_c, cap_m * 4);
-        dev_free(temp, temp_cap);
-        dev_free(d_n, 4 * sizeof *d_n);
+        release();
         cudaFreeHost(h_n);
         if (stream) cudaStreamDestroy(stream);
         pthread_mutex_destroy(&mu);
@@ -1325,6 +1271,8 @@ Table *open_table(const sg_kmer_opts_t *o, int id, uint32_t part, uint32_t n_par
     t->n_parts = n_parts;
     t->shared_host = shared_host;
     t->fail_device = -1;
+    t->holds = Table::holds_of;
+    t->advice = "use the cpu backend, a smaller input or a larger device";
     pthread_mutex_init(&t->mu, NULL);
     pthread_mutex_init(&t->dev_mu, NULL);
     pthread_cond_init(&t->cv, NULL);

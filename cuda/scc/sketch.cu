@@ -176,8 +176,12 @@ struct Seconds {
     double init, upload, sketch, sort, select, download, total;
 };
 
+// What an out-of-memory message says the overlapper's device holds.
+void overlap_holds(const DevMem *m, char *out, size_t n) { snprintf(out, n, "the overlaps of %s", m->of); }
+
 struct Index : DevMem {
     int id, local;
+    uint64_t bases; // of the reads
     sg_cuda_warm_t warm; // the CUDA context, made while the input is read
     char device[128];
     Seconds sec;
@@ -206,6 +210,7 @@ struct Index : DevMem {
         sg_readset_stream_t st;
         sg_readset_stream(rs, &st);
         bases = st.n_bases;
+        snprintf(of, sizeof of, "%llu bases of reads", (unsigned long long)bases);
         // the stored reads, and the order they are sketched in: longest first
         const uint32_t n_all = sg_readset_n(rs);
         uint32_t n = 0;
@@ -537,6 +542,7 @@ extern "C" int sg_mindex_cuda(const sg_graph_opts_t *o, sg_mindex_t **out, char 
     if (sg_cuda_select(&id, 1, err, errsz) < 0 || sg_cuda_precheck(id, err, errsz) < 0) return SG_ERR_DEVICE;
     Index *x = (Index *)sg_calloc(1, sizeof *x);
     x->id = id;
+    x->holds = overlap_holds;
     // the CUDA context is made on a thread of its own while the reads are read
     sg_cuda_warm_start(&x->warm, x->id);
     sg_mindex_t *mx = (sg_mindex_t *)sg_calloc(1, sizeof *mx);

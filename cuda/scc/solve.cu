@@ -30,6 +30,7 @@
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
 
+#include "cuda/runtime/devmem.cuh"
 #include "cuda/runtime/util.h"
 #include "cuda/scc/backend.h"
 
@@ -84,8 +85,6 @@ inline unsigned grid_for(uint64_t n)
     uint64_t b = (n + kThreads - 1) / kThreads;
     return (unsigned)(b < 1 ? 1 : b > 65535ull * 64 ? 65535ull * 64 : b);
 }
-
-#define FOR_EACH(i, n) for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < (n); i += (uint64_t)gridDim.x * blockDim.x)
 
 // Append v to a list: one atomic per group of converged threads, not per thread.
 __device__ __forceinline__ void push(uint32_t *q, unsigned long long *n, uint32_t v)
@@ -681,22 +680,21 @@ struct Solver {
     State st;
     Buffers b;
     unsigned long long h_counter[C_N];
-    void *temp;    // CUB's scratch, kept and grown
-    size_t temp_cap;
+    DevMem mem;    // the run's device memory, CUB's scratch kept and grown
     Stats stats;
     sg_cuda_warm_t warm; // the CUDA context, made while the input is read
 
-    int dev_alloc(void *p, size_t bytes, const char *what)
+    // What an out-of-memory message says the device holds.
+    static void holds_of(const DevMem *m, char *out, size_t n) { snprintf(out, n, "the SCCs of %s", m->of); }
+
+    // mem's failure, in the interface's err.
+    int said(int r)
     {
-        cudaError_t e = cudaMalloc((void **)p, bytes ? bytes : 8);
-        if (e != cudaSuccess) {
-            snprintf(err, errsz, "cannot allocate %.1f MB of device memory for %s: %s", bytes / 1048576.0, what,
-                     cudaGetErrorString(e));
-            *(void **)p = NULL;
-            return SG_ERR_DEVICE;
-        }
-        return 0;
+        if (r < 0) snprintf(err, errsz, "%s", mem.err);
+        return r;
     }
+
+    int dev_alloc(void *p, size_t bytes, const char *what) { return said(mem.dev_alloc((void **)p, bytes, what)); }
 
     int read_counters()
     {
@@ -714,17 +712,9 @@ struct Solver {
     // Exclusive scan of n 64-bit values into out (CUB; its scratch kept and grown).
     int scan(const unsigned long long *in, unsigned long long *out, size_t n)
     {
-        size_t bytes = 0;
-        CK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, (int64_t)n, s), "scan");
-        if (!temp || temp_cap < bytes) {
-            if (temp) cudaFree(temp);
-            temp = NULL;
-            temp_cap = 0;
-            SG_TRY(dev_alloc(&temp, bytes, "a scan"));
-            temp_cap = bytes;
-        }
-        CK(cub::DeviceScan::ExclusiveSum(temp, temp_cap, in, out, (int64_t)n, s), "scan");
-        return 0;
+        return said(mem.run_cub_kept("scan", [&](void *tmp, size_t &bytes) {
+            return cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, (int64_t)n, s);
+        }));
     }
 
     int read_u64(const unsigned long long *p, uint64_t *out)
@@ -900,10 +890,10 @@ struct Solver {
 
     int check_memory(uint64_t n, uint64_t m)
     {
-        size_t free_b = 0, total_b = 0, limit;
-        CK(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-        SG_TRY(sg_cuda_mem_limit(&limit, err, errsz));
-        if (limit && limit < free_b) free_b = limit;
+        size_t free_b = 0;
+        SG_TRY(said(mem.free_memory(&free_b)));
+        snprintf(mem.of, sizeof mem.of, "a graph of %llu vertices and %llu edges", (unsigned long long)n,
+                 (unsigned long long)m);
         stats.device_bytes = estimate(n, m);
         if (stats.device_bytes > free_b) {
             snprintf(err, errsz,
@@ -997,7 +987,7 @@ struct Solver {
             e = cudaGetLastError();
         }
         if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-        cudaFree(d_deg);
+        mem.dev_free(d_deg);
         CK(e, "copying the graph");
         return 0;
     }
@@ -1113,15 +1103,9 @@ struct Solver {
 
     void free_run()
     {
-        void *p[] = {b.off, b.fjump, b.bjump, b.rank, b.scratch, b.adj, b.indeg, b.pred, b.label, b.orig,
-                     b.weight_r, b.chain, b.off_r, b.roff_r, b.cursor, b.adj_r, b.radj_r,
-                     b.state_block, st.counter, temp}; // comp_r lies inside state_block
-        for (size_t i = 0; i < sizeof p / sizeof *p; i++)
-            if (p[i]) cudaFree(p[i]);
+        mem.release();
         memset(&b, 0, sizeof b);
         memset(&st, 0, sizeof st);
-        temp = NULL;
-        temp_cap = 0;
         if (s) cudaStreamDestroy(s);
         s = NULL;
     }
@@ -1209,6 +1193,7 @@ extern "C" int sg_scc_solver_cuda(const sg_scc_opts_t *o, sg_scc_solver_t **out,
     v->threads = o->n_threads;
     v->err = ss->err;
     v->errsz = sizeof ss->err;
+    v->mem.holds = Solver::holds_of;
     // the CUDA context (~0.3 s) made on a thread of its own while the graph is read or built
     sg_cuda_warm_start(&v->warm, v->id);
     ss->name = "cuda";
