@@ -9,7 +9,8 @@
 #
 #   sh bench/scc_same.sh OLD_SEQGPU [NEW_SEQGPU]
 # Environment: BENCH_DIR (bench/data), QUICK (1: fewer settings), READS
-# (more FASTQ files to add to the sets).
+# (more FASTQ files to add to the sets), SAME_OPTS (options for both
+# builds' runs, e.g. "-b cuda" to compare two builds on the GPU).
 set -eu
 cd "$(dirname "$0")/.."
 OLD=${1:?usage: scc_same.sh OLD_SEQGPU [NEW_SEQGPU]}
@@ -54,7 +55,7 @@ same() {
         [ $b = new ] && bin=$NEW more=${NEW_OPTS:-}
         rm -f "$d/$b".*
         # shellcheck disable=SC2086
-        "$bin" scc -q $opts $more --write-graph "$d/$b.whole.gfa" --stats "$d/$b.json" -p "$d/$b" "$@" \
+        "$bin" scc -q ${SAME_OPTS:-} $opts $more --write-graph "$d/$b.whole.gfa" --stats "$d/$b.json" -p "$d/$b" "$@" \
             < "${STDIN:-/dev/null}" 2> "$d/$b.err" || echo "exit $?" >> "$d/$b.err"
     done
     runs=$((runs + 1))
