@@ -1,6 +1,6 @@
 // The overlapper's chaining on a CUDA device (sg_mindex_t chain of
 // src/scc/overlap/minimizer.h), from the index that cuda/scc/sketch.cu leaves there. The
-// host's query of a read q (src/scc/overlap/minimizer.c) pairs each of q's minimizers
+// host's query of a read q (src/scc/overlap/hits.c) pairs each of q's minimizers
 // with the occurrences before it in its bucket; here each occurrence of the
 // index makes those hits itself (its bucket is sorted by read and position,
 // so they are the bucket's entries before q's run and q's after it), read

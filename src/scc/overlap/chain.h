@@ -1,5 +1,5 @@
 /* Chaining minimizer hits into overlaps, the same on the host and on a CUDA
- * device (src/scc/overlap/minimizer.c, cuda/scc/chain.cu): the rules and the chaining
+ * device (src/scc/overlap/chain.c, cuda/scc/chain.cu): the rules and the chaining
  * of one window are one function, so that the device's chains are the
  * host's by construction.
  *

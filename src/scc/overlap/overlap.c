@@ -1,5 +1,5 @@
 /* The overlap graph builder of seqgpu scc -g overlap: the reads held in
- * memory; their overlaps from the own overlapper (src/scc/overlap/minimizer.c) or from
+ * memory; their overlaps from the own overlapper (src/scc/overlap/minimizer.h) or from
  * PAF, each pair once; each overlap classified as miniasm does; contained
  * reads set aside with their containers; the graph of the two strands of
  * every read, with an edge per dovetail (and its complement), less the

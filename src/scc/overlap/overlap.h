@@ -1,5 +1,5 @@
 /* Read overlaps for seqgpu scc -g overlap: the record that the own
- * overlapper (src/scc/overlap/minimizer.c) and PAF input (src/scc/overlap/paf.c) both give, how
+ * overlapper (src/scc/overlap/minimizer.h) and PAF input (src/scc/overlap/paf.c) both give, how
  * one is classified (miniasm's rules), and the overlap graph builder. */
 #ifndef SG_SCC_OVERLAP_H
 #define SG_SCC_OVERLAP_H

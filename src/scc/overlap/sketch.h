@@ -1,5 +1,5 @@
 /* (w,k)-minimizer sketches of reads, the same on the host and on a CUDA
- * device (src/scc/overlap/minimizer.c, cuda/scc/sketch.cu): one function, so that the
+ * device (src/scc/overlap/sketch.c, cuda/scc/sketch.cu): one function, so that the
  * device's index holds the host's minimizers by construction. */
 #ifndef SG_SCC_SKETCH_H
 #define SG_SCC_SKETCH_H
