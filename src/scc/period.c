@@ -34,8 +34,6 @@
 #define COPIES_PER_READ 8
 #define CONSENSUS_ROUNDS 10
 
-static const uint32_t KMASK = (1u << (2 * SG_PERIOD_K)) - 1;
-
 /* Distances counted within 2% of a long one. */
 static inline uint32_t tol(uint32_t d) { return d / 50; }
 
@@ -67,18 +65,12 @@ void sg_repeated_kmers(const char *s, uint32_t len, uint32_t max_d, sg_kmer_last
                        void (*f)(void *, uint32_t, uint32_t, uint32_t), void *arg)
 {
     last_reset(t, len);
-    uint32_t x = 0;
+    uint64_t x = 0, r = 0; /* the k-mer (24 bits) and its reverse complement, which goes unused */
     int run = 0;
     for (uint32_t i = 0; i < len; i++) {
-        int c = sg_dna_code(s[i]);
-        if (c < 0) {
-            run = 0;
-            continue;
-        }
-        x = ((x << 2) | (uint32_t)c) & KMASK;
-        if (++run < SG_PERIOD_K) continue;
-        uint32_t prev = last_swap(t, x, i);
-        if (prev != UINT32_MAX && i - prev <= max_d) f(arg, x, i, i - prev);
+        if (!sg_kmer64_roll(&x, &r, &run, s[i], SG_PERIOD_K)) continue; /* a base not A/C/G/T starts again */
+        uint32_t prev = last_swap(t, (uint32_t)x, i);
+        if (prev != UINT32_MAX && i - prev <= max_d) f(arg, (uint32_t)x, i, i - prev);
     }
 }
 
@@ -283,16 +275,11 @@ static void revcomp(const char *s, uint32_t n, char *out)
 /* Places (starts) of k-mer a in s. */
 static uint32_t places(const char *s, uint32_t len, uint32_t a, uint32_t **at, size_t *m)
 {
-    uint32_t x = 0, n = 0;
+    uint64_t x = 0, r = 0; /* as sg_repeated_kmers */
+    uint32_t n = 0;
     int run = 0;
     for (uint32_t i = 0; i < len; i++) {
-        int c = sg_dna_code(s[i]);
-        if (c < 0) {
-            run = 0;
-            continue;
-        }
-        x = ((x << 2) | (uint32_t)c) & KMASK;
-        if (++run < SG_PERIOD_K || x != a) continue;
+        if (!sg_kmer64_roll(&x, &r, &run, s[i], SG_PERIOD_K) || x != a) continue;
         if (n == *m) *at = sg_realloc(*at, (*m = *m ? 2 * *m : 64) * sizeof **at);
         (*at)[n++] = i + 1 - SG_PERIOD_K;
     }
