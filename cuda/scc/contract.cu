@@ -1,11 +1,16 @@
 // The SCC solver's first stage on a CUDA device (cuda/scc/solver.cuh): the
 // graph uploaded (its degrees as bytes when they fit), its chains contracted
 // by pointer jumping, and the reverse CSR of the contracted graph.
-#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda/scc/solver.cuh"
+
+extern "C" {
+#include "core/cli.h"
+#include "core/pipeline.h"
+}
 
 namespace sg_scc_cuda {
 
@@ -128,25 +133,30 @@ template <typename T> __global__ void k_widen(const T *deg, uint32_t n, unsigned
 // vertex: for an uncompacted de Bruijn graph the bytes cut the copy to the
 // device from 12 to 5 bytes a vertex. Computed on several threads, since one
 // would spend what the smaller copy saves.
-struct DegreeJob {
+struct Degrees {
     const uint64_t *off;
     uint8_t *deg;
-    uint64_t a, b;
-    int fits;
+    uint64_t n, big; // big: the bits above a byte of any degree
 };
 
-void *degree_worker(void *arg)
+constexpr uint64_t kDegreeBlock = 1 << 16; // vertices an item of the loop
+
+void degree_block(void *arg, void *state, uint64_t i)
 {
-    DegreeJob *j = (DegreeJob *)arg;
+    const Degrees *d = (const Degrees *)arg;
+    const uint64_t *off = d->off;
+    uint8_t *deg = d->deg;
+    const uint64_t a = i * kDegreeBlock, e = a + kDegreeBlock < d->n ? a + kDegreeBlock : d->n;
     uint64_t big = 0;
-    for (uint64_t v = j->a; v < j->b; v++) {
-        uint64_t d = j->off[v + 1] - j->off[v];
-        big |= d >> 8;
-        j->deg[v] = (uint8_t)d;
+    for (uint64_t v = a; v < e; v++) {
+        uint64_t x = off[v + 1] - off[v];
+        big |= x >> 8;
+        deg[v] = (uint8_t)x;
     }
-    j->fits = !big;
-    return NULL;
+    *(uint64_t *)state |= big;
 }
+
+void degrees_done(void *arg, void *state) { ((Degrees *)arg)->big |= *(uint64_t *)state; }
 
 uint8_t *small_degrees(const sg_graph_t *g, int threads)
 {
@@ -155,25 +165,14 @@ uint8_t *small_degrees(const sg_graph_t *g, int threads)
     if (threads < 1) threads = 1;
     if (threads > 16) threads = 16;
     if (n < (1u << 20)) threads = 1;
-    uint8_t *deg = (uint8_t *)sg_malloc(n);
-    DegreeJob job[16];
-    pthread_t tid[16];
-    int started[16] = {0}, fits = 1;
-    for (int i = 0; i < threads; i++) {
-        job[i] = DegreeJob{g->off, deg, n * i / threads, n * (i + 1) / threads, 0};
-        if (i) started[i] = pthread_create(&tid[i], NULL, degree_worker, &job[i]) == 0;
-    }
-    degree_worker(&job[0]);
-    for (int i = 1; i < threads; i++) {
-        if (started[i]) pthread_join(tid[i], NULL);
-        else degree_worker(&job[i]);
-    }
-    for (int i = 0; i < threads; i++) fits &= job[i].fits;
-    if (!fits) {
-        free(deg);
+    Degrees d = {g->off, (uint8_t *)sg_malloc(n), n, 0};
+    sg_parallel_for(threads, (n + kDegreeBlock - 1) / kDegreeBlock, 1, degree_block, &d, sizeof(uint64_t),
+                    degrees_done);
+    if (d.big) {
+        free(d.deg);
         return NULL;
     }
-    return deg;
+    return d.deg;
 }
 
 // Upload gr's CSR and contract its chains into g (forward part).

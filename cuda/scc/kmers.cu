@@ -21,6 +21,10 @@
 
 #include "cuda/scc/table.cuh"
 
+extern "C" {
+#include "core/pipeline.h"
+}
+
 namespace sg_kmer_cuda {
 
 #define CK SG_CUDA_CHECK
@@ -102,11 +106,6 @@ cudaError_t count_keys(int k, K *keys, K *alt, uint64_t n, K *run_keys, uint32_t
 
 // ---- the host driver: counting ---------------------------------------------
 
-struct PeerJob {
-    Table *t;
-    const Batch *b;
-    int r;
-};
 
 void Table::free_batch_buffers()
 {
@@ -268,34 +267,37 @@ int Table::count_batch(const Batch *b)
     return r;
 }
 
-void *Table::peer_thread(void *arg)
+
+// The tables that count a batch (this one and its peers), and their results.
+struct CountJob {
+    Table *t[SG_MAX_DEVICES + 1];
+    const Batch *b;
+    int r[SG_MAX_DEVICES + 1];
+};
+
+void count_one(void *arg, void *state, uint64_t i)
 {
-    PeerJob *j = (PeerJob *)arg;
-    j->r = j->t->count_batch(j->b);
-    return NULL;
+    (void)state;
+    CountJob *j = (CountJob *)arg;
+    j->r[i] = j->t[i]->count_batch(j->b);
 }
 
 // Count batch b on this device and on every peer at once, a host thread
-// per peer; the first failure is this table's.
+// each (one device: on this thread); the first failure is this table's.
 int Table::count_everywhere(const Batch *b)
 {
-    PeerJob job[SG_MAX_DEVICES];
-    pthread_t th[SG_MAX_DEVICES];
-    int started[SG_MAX_DEVICES];
-    for (int i = 0; i < n_peer; i++) {
-        job[i] = PeerJob{peer[i], b, 0};
-        started[i] = pthread_create(&th[i], NULL, peer_thread, &job[i]) == 0;
-        if (!started[i]) peer_thread(&job[i]); // no thread to be had: counted here
-    }
-    int r = count_batch(b);
-    for (int i = 0; i < n_peer; i++) {
-        if (started[i]) pthread_join(th[i], NULL);
-        if (job[i].r < 0 && r == 0) {
-            r = job[i].r;
+    CountJob job;
+    job.t[0] = this;
+    for (int i = 0; i < n_peer; i++) job.t[i + 1] = peer[i];
+    job.b = b;
+    sg_parallel_for(n_peer + 1, (uint64_t)n_peer + 1, 1, count_one, &job, 0, NULL);
+    int r = job.r[0];
+    for (int i = 0; i < n_peer; i++)
+        if (job.r[i + 1] < 0 && r == 0) {
+            r = job.r[i + 1];
             snprintf(err, errsz, "%s", peer[i]->err);
             fail_device = peer[i]->device;
         }
-    }
     return r;
 }
 

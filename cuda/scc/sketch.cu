@@ -27,6 +27,7 @@
 extern "C" {
 #include "core/cli.h"
 #include "core/log.h"
+#include "core/pipeline.h"
 #include "scc/overlap/minimizer.h"
 #include "scc/overlap/readset.h"
 }
@@ -135,39 +136,23 @@ __global__ void k_parts(const uint64_t *keys, uint64_t n, const uint32_t *keep, 
 // works: a copy from the device into pages not yet faulted in runs at a
 // fraction of the bus's speed (the kernel zeroes each page on the copy's path).
 struct Prefault {
-    pthread_t tid[16];
-    int n = 0;
+    sg_pfor_bg_t bg = {};
     char *p = nullptr;
-    size_t bytes = 0;
 
-    struct Slice {
-        char *p;
-        size_t n;
-    } slice[16];
-
-    static void *touch(void *arg)
+    static void touch(void *arg, void *state, uint64_t page)
     {
-        Slice *s = (Slice *)arg;
-        for (size_t i = 0; i < s->n; i += 4096) ((volatile char *)s->p)[i] = 0;
-        return NULL;
+        (void)state;
+        ((volatile char *)((Prefault *)arg)->p)[page << 12] = 0;
     }
 
     void start(void *buf, size_t nbytes, int threads)
     {
-        int t = threads < 1 ? 1 : threads > 16 ? 16 : threads;
-        size_t per = (nbytes / t + 4095) & ~(size_t)4095;
-        for (int i = 0; i < t && (size_t)i * per < nbytes; i++) {
-            size_t a = (size_t)i * per, len = nbytes - a < per ? nbytes - a : per;
-            slice[n] = Slice{(char *)buf + a, len};
-            if (pthread_create(&tid[n], NULL, touch, &slice[n]) == 0) n++;
-        }
+        p = (char *)buf;
+        sg_parallel_start(&bg, threads < 1 ? 1 : threads > 16 ? 16 : threads, (nbytes + 4095) >> 12, 1024, touch,
+                          this);
     }
 
-    void join()
-    {
-        for (int i = 0; i < n; i++) pthread_join(tid[i], NULL);
-        n = 0;
-    }
+    void join() { sg_parallel_join(&bg); }
 
     ~Prefault() { join(); }
 };

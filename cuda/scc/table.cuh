@@ -142,7 +142,6 @@ struct Table : DevMem {
     int broke(int r);
     int flush();
     int count_batch(const Batch *b);
-    static void *peer_thread(void *arg);
     int count_everywhere(const Batch *b);
     int add(const sg_chunk_t *c);
     int finish();

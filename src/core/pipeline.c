@@ -256,6 +256,31 @@ void sg_parallel_for(int n_threads, uint64_t n, uint64_t grain, void (*fn)(void 
     free(tid);
 }
 
+static void *bg_main(void *arg)
+{
+    sg_pfor_bg_t *bg = arg;
+    sg_parallel_for(bg->n_threads, bg->n, bg->grain, bg->fn, bg->arg, 0, NULL);
+    return NULL;
+}
+
+void sg_parallel_start(sg_pfor_bg_t *bg, int n_threads, uint64_t n, uint64_t grain,
+                       void (*fn)(void *, void *, uint64_t), void *arg)
+{
+    bg->n_threads = n_threads;
+    bg->n = n;
+    bg->grain = grain;
+    bg->fn = fn;
+    bg->arg = arg;
+    bg->started = pthread_create(&bg->thread, NULL, bg_main, bg) == 0;
+    if (!bg->started) bg_main(bg);
+}
+
+void sg_parallel_join(sg_pfor_bg_t *bg)
+{
+    if (bg->started) pthread_join(bg->thread, NULL);
+    bg->started = 0;
+}
+
 /* ---- a loop over numbered items, on the pipeline ---- */
 
 typedef struct {

@@ -5,6 +5,7 @@
 #ifndef SG_PIPELINE_H
 #define SG_PIPELINE_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,24 @@ int sg_pipeline_run(const sg_step_t *steps, int n_steps, void *ctx, const sg_pip
  */
 void sg_parallel_for(int n_threads, uint64_t n, uint64_t grain, void (*fn)(void *arg, void *state, uint64_t i),
                      void *arg, size_t state_size, void (*done)(void *arg, void *state));
+
+/* sg_parallel_for on a thread of its own, for work that runs while the
+ * caller does something else (e.g. faulting in pages of a host buffer while
+ * the device works): started by sg_parallel_start, waited for by
+ * sg_parallel_join (once per start; a zeroed one joins nothing). When no
+ * thread can be started, the loop runs in sg_parallel_start. */
+typedef struct {
+    int n_threads;
+    uint64_t n, grain;
+    void (*fn)(void *arg, void *state, uint64_t i);
+    void *arg;
+    pthread_t thread;
+    int started;
+} sg_pfor_bg_t;
+
+void sg_parallel_start(sg_pfor_bg_t *bg, int n_threads, uint64_t n, uint64_t grain,
+                       void (*fn)(void *arg, void *state, uint64_t i), void *arg);
+void sg_parallel_join(sg_pfor_bg_t *bg);
 
 /* A loop over numbered items on the pipeline: work on any thread, collect in
  * order of i. */
