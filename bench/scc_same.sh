@@ -102,7 +102,7 @@ same "two inputs" -- "$d/s5.reads.fq" "$d/s6.reads.fq"
 mkdir -p "$d/tmp"
 for m in 40M 60M 200M; do
     for s in $d/s5.reads.fq $d/s2.reads.fq; do
-        NEW_OPTS="--max-memory $m --tmp-dir $d/tmp" same "$(basename "$s") --max-memory $m" -- "$s"
+        NEW_OPTS="--max-memory $m --tmp-dir $d/tmp" same "$(basename "$s") -t 2 --max-memory $m" -t 2 -- "$s"
     done
 done
 # -c 1 keeps every k-mer: a limit that holds their graph (a lower one is refused, saying so)
