@@ -5,7 +5,8 @@
  * windows as large as the slot holds (the batch size comes from the device's
  * free memory). Hits are compacted on the device through an atomic counter;
  * a window whose hits overflow the buffer is scanned again with a larger
- * one, so none is lost.
+ * one, so none is lost. The windows and slots are the driver's
+ * (src/find/gpu_driver.h); this file is what they do on CUDA.
  *
  * Creating the CUDA context and the device buffers takes about half a second
  * on an H200, longer than parsing a genome's first chunks, so it runs on a
@@ -22,6 +23,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "find/gpu_driver.h"
 #include "find/kernels.h"
 #include "core/log.h"
 
@@ -59,7 +61,8 @@ typedef struct {
     size_t hits_cap;
     unsigned long long *count;  /* device counter, and its pinned copy */
     unsigned long long *h_count;
-    int busy;
+    size_t bytes;               /* of the window in flight, its front included */
+    int fault;                  /* its kernel faults (SEQGPU_CUDA_FAULT) */
 } slot_t;
 
 /* The mismatch kernel's tables, flattened for the device (sg_dmm_group_t). */
@@ -82,7 +85,6 @@ typedef struct {
     int skip_masked;
     int bulges;              /* the set searches bulges: the text has SG_DEV_FRONT bytes in front */
     uint32_t masks_len;
-    size_t overlap;          /* longest site - 1 */
     int ids[SG_MAX_DEVICES], n_ids; /* the devices used: the first n_ids listed */
     int n_listed;
     size_t mem_limit;        /* SEQGPU_CUDA_MEM_LIMIT: device memory to assume free (tests) */
@@ -91,15 +93,12 @@ typedef struct {
     int n_dev;
     slot_t *slot;
     int n_slot;
-    size_t window;           /* bases per batch */
+    sg_gpu_driver_t drv;     /* the slots' pool and the windows (bases per batch: drv.window) */
     pthread_t init_thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int init_done, init_rc, broken, reported;
-    char init_err[512];
-    /* statistics, under mu */
+    /* statistics, under drv.mu */
     double h2d_ms, kernel_ms, d2h_ms;
-    uint64_t h2d_bytes, d2h_bytes, text_bytes, windows, rescans;
+    uint64_t h2d_bytes, d2h_bytes, text_bytes;
+    uint64_t windows;        /* started (the fault counts them): drv.windows counts those done */
 } cuda_t;
 
 #define CK SG_CUDA_CHECK
@@ -217,8 +216,11 @@ static size_t window_bytes(size_t n, size_t overlap) { return (n + overlap + TIL
 static size_t hits_for(size_t n) { return n / 64 + 4096; }
 static size_t slot_bytes(size_t n, size_t overlap) { return SG_DEV_FRONT + window_bytes(n, overlap) + hits_for(n) * 8 + 64; }
 
-static int grow_hits(slot_t *s, size_t n, char *err, size_t errsz)
+/* A hit buffer of n hits in place of slot s's (the driver's grow). */
+static int grow_hits(void *be, void *slot, size_t n, char *err, size_t errsz)
 {
+    slot_t *s = slot;
+    (void)be;
     if (s->hits) cudaFree(s->hits);
     s->hits = NULL;
     s->hits_cap = 0;
@@ -234,10 +236,10 @@ static int slot_init(cuda_t *st, slot_t *s, device_t *d, char *err, size_t errsz
     for (int i = 0; i < 4; i++) CK(cudaEventCreate(&s->ev[i]), "cudaEventCreate");
     CK(cudaMalloc((void **)&s->count, sizeof *s->count), "cudaMalloc (counter)");
     CK(cudaHostAlloc((void **)&s->h_count, sizeof *s->h_count, cudaHostAllocPortable), "cudaHostAlloc (counter)");
-    s->cap = SG_DEV_FRONT + window_bytes(st->window, st->overlap);
+    s->cap = SG_DEV_FRONT + window_bytes(st->drv.window, st->drv.overlap);
     CK(cudaHostAlloc((void **)&s->pinned, s->cap, cudaHostAllocPortable), "cudaHostAlloc (text staging)");
     CK(cudaMalloc((void **)&s->text, s->cap), "cudaMalloc (text)");
-    return grow_hits(s, hits_for(st->window), err, errsz);
+    return grow_hits(st, s, hits_for(st->drv.window), err, errsz);
 }
 
 static void slot_free(slot_t *s)
@@ -290,13 +292,13 @@ static int open_devices(cuda_t *st, char *err, size_t errsz)
     }
     /* batch size from the free memory: fewer and smaller windows until the slots fit in 80% of it */
     int per_dev = SLOTS_PER_DEVICE;
-    st->window = WINDOW_MAX;
-    while (per_dev * slot_bytes(st->window, st->overlap) > budget) {
-        if (st->window > WINDOW_MIN) st->window /= 2;
+    st->drv.window = WINDOW_MAX;
+    while (per_dev * slot_bytes(st->drv.window, st->drv.overlap) > budget) {
+        if (st->drv.window > WINDOW_MIN) st->drv.window /= 2;
         else if (per_dev > 1) per_dev /= 2;
         else {
             snprintf(err, errsz, "%zu MB of device memory free, too little for one batch of %zu MB", budget / 8 * 10 >> 20,
-                     slot_bytes(st->window, st->overlap) >> 20);
+                     slot_bytes(st->drv.window, st->drv.overlap) >> 20);
             return SG_ERR_DEVICE;
         }
     }
@@ -316,30 +318,38 @@ static void *init_main(void *arg)
     cuda_t *st = arg;
     char err[512] = "";
     int r = open_devices(st, err, sizeof err);
-    pthread_mutex_lock(&st->mu);
-    st->init_rc = r;
-    snprintf(st->init_err, sizeof st->init_err, "%s", err);
-    if (r < 0) st->broken = 1;
-    st->init_done = 1;
-    pthread_cond_broadcast(&st->cv);
-    pthread_mutex_unlock(&st->mu);
+    sg_gpu_ready(&st->drv, st->n_slot, r, err);
     return NULL;
 }
 
-/* Starts [a, a + n) of chunk c on slot s: copy in, scan, copy the hits out
- * (scanning again with a larger hit buffer if it overflowed). */
-static int scan_window(cuda_t *st, slot_t *s, const sg_chunk_t *c, size_t a, size_t n, sg_hits_t *hits, char *err,
-                       size_t errsz)
+/* ---- a window on slot s: the driver's calls (src/find/gpu_driver.h) ---- */
+
+/* The text into the slot's staging and on its way to the device. */
+static int cuda_put(void *be, void *slot, const char *seq, size_t text, size_t n, char *err, size_t errsz)
 {
-    device_t *d = s->dev;
-    size_t text = c->len + c->ov - a;
-    if (text > n + st->overlap) text = n + st->overlap;
+    cuda_t *st = be;
+    slot_t *s = slot;
     /* a bulge search sees separators in front, where anchors before the window's first base lie */
-    const size_t front = st->bulges ? SG_DEV_FRONT : 0, bytes = front + window_bytes(n, st->overlap);
+    const size_t front = st->bulges ? SG_DEV_FRONT : 0;
+    s->bytes = front + window_bytes(n, st->drv.overlap);
     memset(s->pinned, SG_SEP, front);
-    memcpy(s->pinned + front, c->seq + a, text);
-    memset(s->pinned + front + text, SG_SEP, bytes - front - text);
-    sg_dscan_t k = {
+    memcpy(s->pinned + front, seq, text);
+    memset(s->pinned + front + text, SG_SEP, s->bytes - front - text);
+    pthread_mutex_lock(&st->drv.mu);
+    s->fault = ++st->windows == (uint64_t)st->fault_at;
+    pthread_mutex_unlock(&st->drv.mu);
+    CK(cudaEventRecord(s->ev[0], s->stream), "cudaEventRecord");
+    CK(cudaMemcpyAsync(s->text, s->pinned, s->bytes, cudaMemcpyHostToDevice, s->stream), "copying text to the device");
+    CK(cudaEventRecord(s->ev[1], s->stream), "cudaEventRecord");
+    return 0;
+}
+
+/* The kernels' arguments for the window of n starts on slot s. */
+static void scan_args(const cuda_t *st, const slot_t *s, size_t n, sg_dscan_t *k)
+{
+    const device_t *d = s->dev;
+    const size_t front = st->bulges ? SG_DEV_FRONT : 0, bytes = s->bytes;
+    *k = (sg_dscan_t){
         .text = s->text + front, .n_start = n, .skip_masked = st->skip_masked,
         .masks = d->masks, .pats = d->pats, .masks_len = st->masks_len,
         .sunday_ids = d->sunday_ids, .n_sunday = st->plan.n_sunday,
@@ -349,89 +359,79 @@ static int scan_window(cuda_t *st, slot_t *s, const sg_chunk_t *c, size_t a, siz
         .pam = d->pam, .mm_ids = d->mm_ids, .n_mm_ids = st->mm.n_ids, .n_text = bytes - front,
         .bulges = st->bulges, .mm_gaps = d->mm_gaps, .btext = s->text, .n_btext = bytes,
         .n_anchor = front + n + SG_MAX_BULGE, .own_lo = front, .own_hi = front + n,
+        .hits = s->hits, .n_hits = s->count, .cap = s->hits_cap,
     };
     if (st->plan.qgram) {
         sg_qgram_view_t v;
         sg_qgram_view(st->plan.qgram, &v);
-        k.q = v.q;
-        k.max_off = v.max_off;
-        k.qbits = d->qbits;
-        k.qbits_words = v.n_bits_words;
-        k.slot_key = d->slot_key;
-        k.slot_start = d->slot_start;
-        k.slot_n = d->slot_n;
-        k.slot_mask = v.slot_mask;
-        k.ent = d->ent;
+        k->q = v.q;
+        k->max_off = v.max_off;
+        k->qbits = d->qbits;
+        k->qbits_words = v.n_bits_words;
+        k->slot_key = d->slot_key;
+        k->slot_start = d->slot_start;
+        k->slot_n = d->slot_n;
+        k->slot_mask = v.slot_mask;
+        k->ent = d->ent;
     }
-    pthread_mutex_lock(&st->mu);
-    int fault = ++st->windows == (uint64_t)st->fault_at;
-    pthread_mutex_unlock(&st->mu);
-    if (fault) k.text = (const uint8_t *)16; /* a real fault: the kernel reads an unmapped address */
-    CK(cudaEventRecord(s->ev[0], s->stream), "cudaEventRecord");
-    CK(cudaMemcpyAsync(s->text, s->pinned, bytes, cudaMemcpyHostToDevice, s->stream), "copying text to the device");
-    CK(cudaEventRecord(s->ev[1], s->stream), "cudaEventRecord");
-    unsigned long long found;
-    int rescans = 0;
-    for (;;) {
-        k.hits = s->hits;
-        k.n_hits = s->count;
-        k.cap = s->hits_cap;
-        CK(cudaMemsetAsync(s->count, 0, sizeof *s->count, s->stream), "cudaMemsetAsync");
-        CK(sg_cuda_scan(&k, &d->lim, s->stream), "launching the scan kernels");
-        CK(cudaEventRecord(s->ev[2], s->stream), "cudaEventRecord");
-        CK(cudaMemcpyAsync(s->h_count, s->count, sizeof *s->count, cudaMemcpyDeviceToHost, s->stream),
-           "copying the hit count");
-        CK(cudaStreamSynchronize(s->stream), "running the scan kernels");
-        found = *s->h_count;
-        if (hits->max && hits->n + found > hits->max) break; /* more than the caller keeps: it scans less */
-        if (found <= s->hits_cap) break;
-        /* the count is exact even when the buffer overflowed: grow it (up to what the caller keeps) and scan again */
-        size_t want = found + found / 4;
-        if (hits->max && want > hits->max - hits->n) want = hits->max - hits->n;
-        int r = grow_hits(s, want, err, errsz);
-        if (r < 0) return r;
-        rescans++;
-    }
-    size_t at = hits->n;
-    if (sg_hits_grow(hits, at + found) < 0) {
-        hits->n = at + found; /* counted, not kept: sg_hits_over */
-        found = 0;
-    }
+    if (s->fault) k->text = (const uint8_t *)16; /* a real fault: the kernel reads an unmapped address */
+}
+
+static int cuda_count(void *be, void *slot, size_t n, uint64_t *found, size_t *cap, char *err, size_t errsz)
+{
+    slot_t *s = slot;
+    sg_dscan_t k;
+    scan_args(be, s, n, &k);
+    CK(cudaMemsetAsync(s->count, 0, sizeof *s->count, s->stream), "cudaMemsetAsync");
+    CK(sg_cuda_scan(&k, &s->dev->lim, s->stream), "launching the scan kernels");
+    CK(cudaEventRecord(s->ev[2], s->stream), "cudaEventRecord");
+    CK(cudaMemcpyAsync(s->h_count, s->count, sizeof *s->count, cudaMemcpyDeviceToHost, s->stream),
+       "copying the hit count");
+    CK(cudaStreamSynchronize(s->stream), "running the scan kernels");
+    *found = *s->h_count;
+    *cap = s->hits_cap;
+    return 0;
+}
+
+static int cuda_get(void *be, void *slot, uint64_t *out, size_t found, char *err, size_t errsz)
+{
+    slot_t *s = slot;
+    (void)be;
     if (found)
-        CK(cudaMemcpyAsync(hits->a + at, s->hits, found * sizeof *s->hits, cudaMemcpyDeviceToHost, s->stream),
+        CK(cudaMemcpyAsync(out, s->hits, found * sizeof *s->hits, cudaMemcpyDeviceToHost, s->stream),
            "copying hits from the device");
     CK(cudaEventRecord(s->ev[3], s->stream), "cudaEventRecord");
     CK(cudaStreamSynchronize(s->stream), "copying hits from the device");
-    for (size_t i = at; i < at + found; i++) hits->a[i] += (uint64_t)a << 32; /* window to chunk coordinates */
-    if (!sg_hits_over(hits)) hits->n = at + found;
+    return 0;
+}
+
+/* The window's times and bytes into the statistics. */
+static void cuda_done(void *be, void *slot, size_t n, size_t found)
+{
+    cuda_t *st = be;
+    slot_t *s = slot;
     float t_h2d = 0, t_kernel = 0, t_d2h = 0;
     cudaEventElapsedTime(&t_h2d, s->ev[0], s->ev[1]);
     cudaEventElapsedTime(&t_kernel, s->ev[1], s->ev[2]); /* the last scan, if scanned again */
     cudaEventElapsedTime(&t_d2h, s->ev[2], s->ev[3]);
-    pthread_mutex_lock(&st->mu);
+    pthread_mutex_lock(&st->drv.mu);
     st->h2d_ms += t_h2d;
     st->kernel_ms += t_kernel;
     st->d2h_ms += t_d2h;
-    st->h2d_bytes += bytes;
+    st->h2d_bytes += s->bytes;
     st->d2h_bytes += found * sizeof *s->hits;
     st->text_bytes += n;
-    st->rescans += rescans;
-    pthread_mutex_unlock(&st->mu);
-    return 0;
+    pthread_mutex_unlock(&st->drv.mu);
 }
+
+static const sg_gpu_ops_t cuda_ops = {cuda_put, cuda_count, grow_hits, cuda_get, cuda_done};
 
 static int scan_on(cuda_t *st, slot_t *s, const sg_chunk_t *c, size_t from, size_t to, sg_hits_t *hits, char *err,
                    size_t errsz)
 {
     CK(cudaSetDevice(s->dev->local), "cudaSetDevice");
-    for (size_t a = from; a < to && !sg_hits_over(hits); a += st->window) {
-        size_t n = to - a < st->window ? to - a : st->window;
-        int r = scan_window(st, s, c, a, n, hits, err, errsz);
-        if (r < 0) return r;
-    }
-    return 0;
+    return sg_gpu_scan(&st->drv, s, c, from, to, hits, err, errsz);
 }
-
 /* What this thread's last scan call that failed has to say (cuda_failure):
  * the caller's stage runner says it, and falls back or stops. */
 static _Thread_local char fail_msg[600];
@@ -447,40 +447,20 @@ static void cuda_failure(sg_backend_t *be, char *err, size_t errsz, int *at_star
 static int cuda_scan(sg_backend_t *be, const sg_chunk_t *c, size_t from, size_t to, sg_hits_t *hits)
 {
     cuda_t *st = be->priv;
-    slot_t *s = NULL;
     fail_msg[0] = 0;
     fail_at_start = 0;
-    pthread_mutex_lock(&st->mu);
-    while (!st->init_done) pthread_cond_wait(&st->cv, &st->mu);
-    if (st->init_rc < 0 && !st->reported) { /* said once, by the first call to see it */
-        st->reported = 1;
-        snprintf(fail_msg, sizeof fail_msg, "%s", st->init_err);
-        fail_at_start = 1;
-    }
-    while (!st->broken && !s) {
-        for (int i = 0; i < st->n_slot && !s; i++)
-            if (!st->slot[i].busy) s = &st->slot[i];
-        if (!s) pthread_cond_wait(&st->cv, &st->mu);
-    }
-    if (s) s->busy = 1;
-    int rc = st->init_rc;
-    pthread_mutex_unlock(&st->mu);
-    if (!s) return rc < 0 ? rc : SG_ERR_DEVICE;
-
+    int i = sg_gpu_take(&st->drv, fail_msg, sizeof fail_msg, &fail_at_start);
+    if (i < 0) return i;
+    slot_t *s = &st->slot[i];
     char err[512];
     size_t before = hits->n;
     int r = scan_on(st, s, c, from, to, hits, err, sizeof err);
-    pthread_mutex_lock(&st->mu);
-    s->busy = 0;
-    if (r < 0) st->broken = 1;
-    pthread_cond_broadcast(&st->cv);
-    pthread_mutex_unlock(&st->mu);
+    sg_gpu_give(&st->drv, i, r < 0);
     if (r == 0) return 0;
     hits->n = before;
     snprintf(fail_msg, sizeof fail_msg, "CUDA device %d: %s", s->dev->id, err);
     return SG_ERR_DEVICE;
 }
-
 static void cuda_stats(sg_backend_t *be, FILE *fp)
 {
     cuda_t *st = be->priv;
@@ -489,10 +469,10 @@ static void cuda_stats(sg_backend_t *be, FILE *fp)
                 "\"windows\": %llu, \"text_bytes\": %llu, \"h2d_bytes\": %llu, \"d2h_bytes\": %llu, "
                 "\"h2d_seconds\": %.6f, \"kernel_seconds\": %.6f, \"d2h_seconds\": %.6f, \"kernel_gbps\": %.1f, "
                 "\"h2d_gbps\": %.1f, \"rescans\": %llu, \"fell_back_to_cpu\": %s},\n",
-            st->n_dev ? st->dev[0].name : "", st->n_dev, st->n_slot, st->window, (unsigned long long)st->windows,
+            st->n_dev ? st->dev[0].name : "", st->n_dev, st->n_slot, st->drv.window, (unsigned long long)st->windows,
             (unsigned long long)st->text_bytes, (unsigned long long)st->h2d_bytes, (unsigned long long)st->d2h_bytes,
             h2d, kern, d2h, kern > 0 ? st->text_bytes / kern / 1e9 : 0.0, h2d > 0 ? st->h2d_bytes / h2d / 1e9 : 0.0,
-            (unsigned long long)st->rescans, st->broken ? "true" : "false");
+            (unsigned long long)st->drv.rescans, st->drv.broken ? "true" : "false");
 }
 
 static void cuda_destroy(sg_backend_t *be)
@@ -510,8 +490,7 @@ static void cuda_destroy(sg_backend_t *be)
     }
     mm_tables_free(&st->mm);
     sg_plan_free(&st->plan);
-    pthread_mutex_destroy(&st->mu);
-    pthread_cond_destroy(&st->cv);
+    sg_gpu_close(&st->drv);
     free(st->slot);
     free(st);
     free(be);
@@ -544,7 +523,6 @@ int sg_backend_cuda(const sg_backend_opts_t *o, sg_backend_t **out, char *err, s
     st->ms = o->motifs;
     st->skip_masked = o->skip_masked;
     st->bulges = o->motifs->dna_bulge || o->motifs->rna_bulge;
-    st->overlap = o->motifs->max_len ? o->motifs->max_len - 1 : 0;
     for (int i = 0; i < o->motifs->n_pat; i++) st->masks_len += o->motifs->pat[i].len;
     int r = check_devices(st, o, err, errsz);
     if (r == 0) r = sg_plan_make(o->motifs, o->kernel ? o->kernel : "auto", VECTOR_MAX, &st->plan, err, errsz);
@@ -555,8 +533,11 @@ int sg_backend_cuda(const sg_backend_opts_t *o, sg_backend_t **out, char *err, s
         free(st);
         return r;
     }
-    pthread_mutex_init(&st->mu, NULL);
-    pthread_cond_init(&st->cv, NULL);
+    sg_gpu_init(&st->drv);
+    st->drv.ops = &cuda_ops;
+    st->drv.be = st;
+    st->drv.overlap = o->motifs->max_len ? o->motifs->max_len - 1 : 0;
+    st->drv.exact = 1;
     sg_backend_t *be = sg_calloc(1, sizeof *be);
     be->name = "cuda";
     be->max_par = SLOTS_PER_DEVICE * st->n_ids;
@@ -570,6 +551,7 @@ int sg_backend_cuda(const sg_backend_opts_t *o, sg_backend_t **out, char *err, s
         snprintf(err, errsz, "cannot start the device set-up thread");
         mm_tables_free(&st->mm);
         sg_plan_free(&st->plan);
+        sg_gpu_close(&st->drv);
         free(st);
         free(be);
         return SG_ERR_SYSTEM;

@@ -3,7 +3,8 @@
  * the backend opens. A few slots per device, each with its own command queue,
  * kernels and buffers, let several chunks be in flight; a chunk is scanned
  * in windows, and a window whose hits overflow the buffer is scanned again
- * with a larger one. */
+ * with a larger one. The windows and slots are the driver's
+ * (src/find/gpu_driver.h); this file is what they do on OpenCL. */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 120
 #include "opencl/find/backend.h"
@@ -20,6 +21,7 @@
 #include <CL/cl.h>
 
 #include "core/cli.h"
+#include "find/gpu_driver.h"
 #include "find/kernels.h"
 #include "core/log.h"
 
@@ -51,14 +53,12 @@ typedef struct {
     cl_mem stage;             /* pinned (host-allocated) staging for the text, mapped at host */
     char *host;
     size_t hits_cap;
-    int busy;
 } slot_t;
 
 typedef struct {
     const sg_motif_set_t *ms;
     sg_plan_t plan;
     cl_uint fold;
-    size_t overlap, window;
     uint32_t masks_len;
     int masks_local, bits_local;
     int bulges;               /* the set searches bulges: find_bulges instead of find_mismatch */
@@ -69,10 +69,8 @@ typedef struct {
     int n_dev;
     slot_t *slot;
     int n_slot;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    sg_gpu_driver_t drv;  /* the slots' pool and the windows (bases each: drv.window) */
     int cached;           /* the program came from the cache */
-    uint64_t windows, rescans;
 } ocl_t;
 
 static const char *cl_strerror(cl_int e)
@@ -374,8 +372,11 @@ static int upload_plan(ocl_t *st, device_t *d, char *err, size_t errsz)
 
 static size_t text_bytes(size_t n, size_t overlap) { return n + overlap + PAD; }
 
-static int grow_hits(ocl_t *st, slot_t *s, size_t n, char *err, size_t errsz)
+/* A hit buffer of n hits in place of slot s's (the driver's grow). */
+static int grow_hits(void *be, void *slot, size_t n, char *err, size_t errsz)
 {
+    ocl_t *st = be;
+    slot_t *s = slot;
     cl_int e;
     if (s->hits) clReleaseMemObject(s->hits);
     s->hits = clCreateBuffer(st->ctx, CL_MEM_WRITE_ONLY, n * sizeof(cl_ulong), NULL, &e);
@@ -397,7 +398,7 @@ static int slot_init(ocl_t *st, slot_t *s, device_t *d, char *err, size_t errsz)
     CK(e, "clCreateKernel (find_qgram)");
     s->k_mismatch = clCreateKernel(st->prog, st->bulges ? "find_bulges" : "find_mismatch", &e);
     CK(e, "clCreateKernel (the mismatch kernel)");
-    size_t bytes = text_bytes(st->window, st->overlap);
+    size_t bytes = text_bytes(st->drv.window, st->drv.overlap);
     s->text = clCreateBuffer(st->ctx, CL_MEM_READ_ONLY, bytes, NULL, &e);
     CK(e, "clCreateBuffer (text)");
     /* copies from pageable memory go through a bounce buffer of the driver's: stage in pinned memory */
@@ -407,7 +408,7 @@ static int slot_init(ocl_t *st, slot_t *s, device_t *d, char *err, size_t errsz)
     CK(e, "clEnqueueMapBuffer (staging)");
     s->count = clCreateBuffer(st->ctx, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &e);
     CK(e, "clCreateBuffer (counter)");
-    return grow_hits(st, s, st->window / 64 + 4096, err, errsz);
+    return grow_hits(st, s, st->drv.window / 64 + 4096, err, errsz);
 }
 
 static int run_kernels(ocl_t *st, slot_t *s, uint64_t n, char *err, size_t errsz)
@@ -497,70 +498,55 @@ static int run_kernels(ocl_t *st, slot_t *s, uint64_t n, char *err, size_t errsz
     return 0;
 }
 
-static int scan_window(ocl_t *st, slot_t *s, const sg_chunk_t *c, size_t a, size_t n, sg_hits_t *hits, char *err,
-                       size_t errsz)
+/* ---- a window on slot s: the driver's calls (src/find/gpu_driver.h) ---- */
+
+/* The text, then separators (never bases) up to the end of what a kernel
+ * reads; the staging buffer is free again: the last window's hits were read
+ * with a blocking call. */
+static int ocl_put(void *be, void *slot, const char *seq, size_t text, size_t n, char *err, size_t errsz)
 {
-    size_t text = c->len + c->ov - a;
-    if (text > n + st->overlap) text = n + st->overlap;
-    /* the text, then separators (never bases) up to the end of what a kernel reads; the
-     * staging buffer is free again: the last window's hits were read with a blocking call */
-    memcpy(s->host, c->seq + a, text);
+    slot_t *s = slot;
+    (void)be;
+    (void)n;
+    memcpy(s->host, seq, text);
     memset(s->host + text, SG_SEP, PAD);
     CK(clEnqueueWriteBuffer(s->queue, s->text, CL_FALSE, 0, text + PAD, s->host, 0, NULL, NULL), "copying text");
-    cl_uint found;
-    int rescans = 0;
-    for (;;) {
-        int r = run_kernels(st, s, n, err, errsz);
-        if (r < 0) return r;
-        CK(clEnqueueReadBuffer(s->queue, s->count, CL_TRUE, 0, sizeof found, &found, 0, NULL, NULL), "reading the hit count");
-        if (hits->max && hits->n + found > hits->max) break; /* more than the caller keeps: it scans less */
-        if (found <= s->hits_cap) break;
-        /* over the buffer, the count stops soon after its size (it never wraps), so the
-         * window's hits are at least that: a buffer twice as large, up to what the caller keeps */
-        size_t want = 2 * (size_t)found;
-        if (hits->max && want > hits->max - hits->n) want = hits->max - hits->n;
-        if ((r = grow_hits(st, s, want, err, errsz)) < 0) return r;
-        rescans++;
-    }
-    size_t at = hits->n;
-    if (sg_hits_grow(hits, at + found) < 0) {
-        hits->n = at + found; /* counted, not kept: sg_hits_over */
-        found = 0;
-    }
-    if (found)
-        CK(clEnqueueReadBuffer(s->queue, s->hits, CL_TRUE, 0, found * sizeof(cl_ulong), hits->a + at, 0, NULL, NULL),
-           "reading hits");
-    for (size_t i = at; i < at + found; i++) hits->a[i] += (uint64_t)a << 32;
-    if (!sg_hits_over(hits)) hits->n = at + found;
-    pthread_mutex_lock(&st->mu);
-    st->windows++;
-    st->rescans += rescans;
-    pthread_mutex_unlock(&st->mu);
     return 0;
 }
+
+static int ocl_count(void *be, void *slot, size_t n, uint64_t *found, size_t *cap, char *err, size_t errsz)
+{
+    slot_t *s = slot;
+    cl_uint count;
+    int r = run_kernels(be, s, n, err, errsz);
+    if (r < 0) return r;
+    CK(clEnqueueReadBuffer(s->queue, s->count, CL_TRUE, 0, sizeof count, &count, 0, NULL, NULL), "reading the hit count");
+    *found = count;
+    *cap = s->hits_cap;
+    return 0;
+}
+
+static int ocl_get(void *be, void *slot, uint64_t *out, size_t found, char *err, size_t errsz)
+{
+    slot_t *s = slot;
+    (void)be;
+    if (found)
+        CK(clEnqueueReadBuffer(s->queue, s->hits, CL_TRUE, 0, found * sizeof(cl_ulong), out, 0, NULL, NULL),
+           "reading hits");
+    return 0;
+}
+
+static const sg_gpu_ops_t ocl_ops = {ocl_put, ocl_count, grow_hits, ocl_get, NULL};
 
 static int ocl_scan(sg_backend_t *be, const sg_chunk_t *c, size_t from, size_t to, sg_hits_t *hits)
 {
     ocl_t *st = be->priv;
-    slot_t *s = NULL;
-    pthread_mutex_lock(&st->mu);
-    while (!s) {
-        for (int i = 0; i < st->n_slot && !s; i++)
-            if (!st->slot[i].busy) s = &st->slot[i];
-        if (!s) pthread_cond_wait(&st->cv, &st->mu);
-    }
-    s->busy = 1;
-    pthread_mutex_unlock(&st->mu);
+    int i = sg_gpu_take(&st->drv, NULL, 0, NULL);
+    if (i < 0) return i; /* never: the pool is ready and never broken */
+    slot_t *s = &st->slot[i];
     char err[512];
-    int r = 0;
-    for (size_t a = from; a < to && r == 0 && !sg_hits_over(hits); a += st->window) {
-        size_t n = to - a < st->window ? to - a : st->window;
-        r = scan_window(st, s, c, a, n, hits, err, sizeof err);
-    }
-    pthread_mutex_lock(&st->mu);
-    s->busy = 0;
-    pthread_cond_broadcast(&st->cv);
-    pthread_mutex_unlock(&st->mu);
+    int r = sg_gpu_scan(&st->drv, s, c, from, to, hits, err, sizeof err);
+    sg_gpu_give(&st->drv, i, 0); /* the pool never breaks: a failure is said here, by its call */
     if (r < 0) sg_error("OpenCL device '%s': %s", s->dev->name, err);
     return r;
 }
@@ -570,8 +556,8 @@ static void ocl_stats(sg_backend_t *be, FILE *fp)
     ocl_t *st = be->priv;
     fprintf(fp, "  \"device\": {\"platform\": \"%s\", \"name\": \"%s\", \"devices\": %d, \"queues\": %d, "
                 "\"window_bases\": %zu, \"windows\": %llu, \"rescans\": %llu, \"program_cached\": %s},\n",
-            st->platform, st->n_dev ? st->dev[0].name : "", st->n_dev, st->n_slot, st->window,
-            (unsigned long long)st->windows, (unsigned long long)st->rescans, st->cached ? "true" : "false");
+            st->platform, st->n_dev ? st->dev[0].name : "", st->n_dev, st->n_slot, st->drv.window,
+            (unsigned long long)st->drv.windows, (unsigned long long)st->drv.rescans, st->cached ? "true" : "false");
 }
 
 static void ocl_destroy(sg_backend_t *be)
@@ -601,8 +587,7 @@ static void ocl_destroy(sg_backend_t *be)
     if (st->prog) clReleaseProgram(st->prog);
     if (st->ctx) clReleaseContext(st->ctx);
     sg_plan_free(&st->plan);
-    pthread_mutex_destroy(&st->mu);
-    pthread_cond_destroy(&st->cv);
+    sg_gpu_close(&st->drv);
     free(st->slot);
     free(st);
     free(be);
@@ -659,8 +644,8 @@ static int open_platform(ocl_t *st, const sg_backend_opts_t *o, char *err, size_
         sg_qgram_view(st->plan.qgram, &v);
         st->bits_local = v.n_bits_words * 8 + 1024 <= local_mem;
     }
-    st->window = WINDOW;
-    while (st->window > WINDOW_MIN && text_bytes(st->window, st->overlap) > max_alloc) st->window /= 2;
+    st->drv.window = WINDOW;
+    while (st->drv.window > WINDOW_MIN && text_bytes(st->drv.window, st->drv.overlap) > max_alloc) st->drv.window /= 2;
     st->ctx = clCreateContext(NULL, (cl_uint)st->n_dev, ids, NULL, NULL, &e);
     CK(e, "clCreateContext");
     if ((r = build_program(st, ids, err, errsz)) < 0) return r;
@@ -685,10 +670,11 @@ int sg_backend_opencl(const sg_backend_opts_t *o, sg_backend_t **out, char *err,
     st->ms = o->motifs;
     st->fold = o->skip_masked ? 0xff : 0xdf;
     st->bulges = o->motifs->dna_bulge || o->motifs->rna_bulge;
-    st->overlap = o->motifs->max_len ? o->motifs->max_len - 1 : 0;
     for (int i = 0; i < o->motifs->n_pat; i++) st->masks_len += o->motifs->pat[i].len;
-    pthread_mutex_init(&st->mu, NULL);
-    pthread_cond_init(&st->cv, NULL);
+    sg_gpu_init(&st->drv);
+    st->drv.ops = &ocl_ops;
+    st->drv.be = st;
+    st->drv.overlap = o->motifs->max_len ? o->motifs->max_len - 1 : 0;
     sg_backend_t *be = sg_calloc(1, sizeof *be);
     be->priv = st;
     be->free = ocl_destroy;
@@ -698,6 +684,7 @@ int sg_backend_opencl(const sg_backend_opts_t *o, sg_backend_t **out, char *err,
         ocl_destroy(be);
         return r;
     }
+    sg_gpu_ready(&st->drv, st->n_slot, 0, NULL);
     be->name = "opencl";
     be->max_par = st->n_slot;
     be->chunk_size = WINDOW;
