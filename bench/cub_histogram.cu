@@ -6,11 +6,15 @@
 //   build/bench/cub_histogram [N]    N counts (default 200000000)
 // Counts as a read set gives them: most k-mers seen once or twice (errors),
 // a single-copy peak near 30, and a repeat tail to a hundred thousand.
-#include "cuda/scc/kmers.cu" // grid, kThreads, FOR_EACH
+#include <cub/cub.cuh>
+
+#include "cuda/scc/table.cuh" // grid, kThreads, FOR_EACH
 #include "cub_bench.h"
 
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+
+using namespace sg_kmer_cuda;
 
 namespace {
 

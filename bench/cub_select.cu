@@ -5,12 +5,14 @@
 //   build/bench/cub_select [N]    N vertices (default 20000000)
 // Two graphs: an uncompacted de Bruijn graph (3% of the vertices kept) and a
 // power-law graph (95% kept), out-degrees 0 to 4.
-#include "cuda/scc/solve.cu" // k_keep, k_reduced_degrees, grid_for, kThreads
+#include "cuda/scc/contract.cu" // k_keep, k_reduced_degrees; grid_for, kThreads (solver.cuh)
 #include "core/dna.h"
 #include "cub_bench.h"
 
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+
+using namespace sg_scc_cuda;
 
 namespace {
 

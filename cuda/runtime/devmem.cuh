@@ -1,7 +1,7 @@
 // The device memory of one stage's run on a CUDA device, the one accountant
 // of every CUDA stage of scc (cuda/scc/sketch.cu and chain.cu: the overlap
-// index and its chains; kmers.cu: the k-mer table; solve.cu: the SCC
-// solver): every buffer is counted (the peak goes to --stats), freed by
+// index and its chains; the k-mer table, cuda/scc/table.cuh; the SCC
+// solver, cuda/scc/solver.cuh): every buffer is counted (the peak goes to --stats), freed by
 // pointer or all at once by release(), and checked against the free memory
 // (or SEQGPU_CUDA_MEM_LIMIT) before large steps; CUB's scratch is either
 // the call's own (run_cub) or kept and grown (run_cub_kept), for stages
@@ -45,7 +45,7 @@ struct DevMem {
     struct Buf {
         void *p;
         size_t n;
-    } buf[64];
+    } held[64]; // the buffers held now
     int n_buf = 0;
     void *scratch = nullptr; // CUB's, kept and grown by run_cub_kept
     size_t scratch_cap = 0;
@@ -54,14 +54,14 @@ struct DevMem {
     {
         char said[160] = "";
         if (holds) holds(this, said, sizeof said);
-        if (n_buf == (int)(sizeof buf / sizeof *buf)) {
+        if (n_buf == (int)(sizeof held / sizeof *held)) {
             *p = NULL;
             snprintf(err, errsz, "internal error: too many device buffers (%s)", what);
             return SG_ERR_DEVICE;
         }
         SG_TRY(sg_cuda_malloc(p, n, what, said, advice ? advice : "use the cpu backend or a larger device", err,
                               errsz));
-        buf[n_buf++] = Buf{*p, n};
+        held[n_buf++] = Buf{*p, n};
         dev_bytes += n;
         if (dev_bytes > dev_peak) dev_peak = dev_bytes;
         return 0;
@@ -72,7 +72,8 @@ struct DevMem {
         return dev_alloc((void **)p, n * sizeof(T), what);
     }
 
-    // Frees p, one of this run's buffers (NULL or another pointer: nothing).
+    // Frees p, one of the buffers held (NULL: nothing; every device pointer of
+    // a stage comes from dev_alloc, so there is no other).
     void dev_free(const void *p)
     {
         if (!p) return;
@@ -81,17 +82,22 @@ struct DevMem {
             scratch_cap = 0;
         }
         for (int i = 0; i < n_buf; i++)
-            if (buf[i].p == p) {
-                cudaFree(buf[i].p);
-                dev_bytes -= buf[i].n;
-                buf[i] = buf[--n_buf];
+            if (held[i].p == p) {
+                cudaFree(held[i].p);
+                dev_bytes -= held[i].n;
+                held[i] = held[--n_buf];
                 return;
             }
     }
 
+    // Every buffer freed, the kept scratch with them.
     void release()
     {
-        while (n_buf) dev_free(buf[n_buf - 1].p);
+        for (int i = 0; i < n_buf; i++) cudaFree(held[i].p);
+        n_buf = 0;
+        dev_bytes = 0;
+        scratch = nullptr;
+        scratch_cap = 0;
     }
 
     // The device's free memory (or what SEQGPU_CUDA_MEM_LIMIT leaves).

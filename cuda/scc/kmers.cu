@@ -106,7 +106,6 @@ cudaError_t count_keys(int k, K *keys, K *alt, uint64_t n, K *run_keys, uint32_t
 
 // ---- the host driver: counting ---------------------------------------------
 
-
 void Table::free_batch_buffers()
 {
     dev_free(d_text);
@@ -267,7 +266,6 @@ int Table::count_batch(const Batch *b)
     return r;
 }
 
-
 // The tables that count a batch (this one and its peers), and their results.
 struct CountJob {
     Table *t[SG_MAX_DEVICES + 1];
@@ -282,8 +280,10 @@ void count_one(void *arg, void *state, uint64_t i)
     j->r[i] = j->t[i]->count_batch(j->b);
 }
 
-// Count batch b on this device and on every peer at once, a host thread
-// each (one device: on this thread); the first failure is this table's.
+// Count batch b on this device and on every peer at once, each table on a
+// host thread of the loop (any of them, the caller's among them: each
+// count sets its own device; one device: on the caller's); the first
+// failure is this table's.
 int Table::count_everywhere(const Batch *b)
 {
     CountJob job;

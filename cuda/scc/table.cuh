@@ -120,11 +120,7 @@ struct Table : DevMem {
         return 0;
     }
 
-    int take(int id, size_t n, const char *what)
-    {
-        int r = dev_alloc(&buf_p[id], n, what);
-        return r;
-    }
+    int take(int id, size_t n, const char *what) { return dev_alloc(&buf_p[id], n, what); }
 
     void drop(int id)
     {
